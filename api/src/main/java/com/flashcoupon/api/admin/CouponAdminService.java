@@ -1,0 +1,107 @@
+package com.flashcoupon.api.admin;
+
+import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.coupon.CouponMirror;
+import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.db.Coupon;
+import com.flashcoupon.db.CouponRepository;
+import com.flashcoupon.db.NewCoupon;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Service;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Operators' changes go to MySQL first, then to the Redis mirror, where admission and every drainer read them: a
+ * change takes effect at the next admission and within one drain tick on every instance.
+ */
+@Service
+class CouponAdminService {
+
+    private static final Logger log = LoggerFactory.getLogger(CouponAdminService.class);
+    private static final int LIST_LIMIT = 200;
+
+    private final CouponRepository coupons;
+    private final CouponMirror mirror;
+    private final CouponStates states;
+    private final BlockingIo blocking;
+    private final Clock clock;
+
+    CouponAdminService(
+            CouponRepository coupons, CouponMirror mirror, CouponStates states, BlockingIo blocking, Clock clock) {
+        this.coupons = coupons;
+        this.mirror = mirror;
+        this.states = states;
+        this.blocking = blocking;
+        this.clock = clock;
+    }
+
+    Mono<AdminCouponView> create(CreateCouponRequest request) {
+        var coupon = new NewCoupon(
+                request.name().strip(),
+                request.totalQuantity(),
+                seconds(request.openAt()),
+                seconds(request.closeAt()),
+                request.issueRatePerSecond(),
+                request.validDaysOrDefault());
+        return blocking.call(() -> coupons.insert(coupon))
+                .doOnNext(id -> log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name()))
+                .flatMap(this::remirror);
+    }
+
+    Flux<AdminCouponView> list() {
+        return blocking.call(() -> coupons.findRecent(LIST_LIMIT))
+                .flatMapMany(Flux::fromIterable)
+                .concatMap(coupon -> states.load(coupon.id()).map(state -> AdminCouponView.of(coupon, state)));
+    }
+
+    Mono<AdminCouponView> get(long id) {
+        return find(id).flatMap(coupon -> states.load(id).map(state -> AdminCouponView.of(coupon, state)));
+    }
+
+    Mono<AdminCouponView> patch(long id, PatchCouponRequest request) {
+        return find(id).flatMap(coupon -> {
+                    if (request.closeAt() != null && !request.closeAt().isAfter(coupon.openAt())) {
+                        return Mono.error(
+                                ApiException.invalid("closeAt must be after openAt (" + coupon.openAt() + ")."));
+                    }
+                    return blocking.run(() -> {
+                        if (request.issueRatePerSecond() != null) {
+                            coupons.updateRate(id, request.issueRatePerSecond());
+                        }
+                        if (request.closeAt() != null) {
+                            coupons.updateCloseAt(id, seconds(request.closeAt()));
+                        }
+                    });
+                })
+                .doOnSuccess(done -> log.info("coupon {} changed: {}", id, request))
+                .then(remirror(id));
+    }
+
+    Mono<AdminCouponView> close(long id) {
+        return find(id).flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
+                .doOnSuccess(done -> log.info("coupon {} closed by an operator", id))
+                .then(remirror(id));
+    }
+
+    private Mono<AdminCouponView> remirror(long id) {
+        return find(id).flatMap(coupon ->
+                mirror.mirror(coupon).then(states.load(id)).map(state -> AdminCouponView.of(coupon, state)));
+    }
+
+    private Mono<Coupon> find(long id) {
+        return blocking.call(() -> coupons.findById(id))
+                .flatMap(Mono::justOrEmpty)
+                .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(id)));
+    }
+
+    /** Coupon windows are whole seconds (MariaDB drops fractions of bound timestamps; nobody needs them here). */
+    private static Instant seconds(Instant instant) {
+        return instant == null ? null : instant.truncatedTo(ChronoUnit.SECONDS);
+    }
+}

@@ -1,0 +1,60 @@
+package com.flashcoupon.api.config;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/** Every setting of the api, validated at start-up. */
+@Validated
+@ConfigurationProperties("coupon")
+public record ApiProperties(
+        @Valid @NotNull @DefaultValue Jwt jwt,
+        @Valid @NotNull @DefaultValue Drain drain,
+        @Valid @NotNull @DefaultValue Kafka kafka,
+        @Valid @NotNull @DefaultValue RateLimit ratelimit) {
+
+    /**
+     * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
+     * tests). Exactly one of them.
+     */
+    public record Jwt(
+            String secret,
+            String jwkSetUri,
+            String issuer,
+            String audience,
+            @DefaultValue("30s") Duration clockSkew) {}
+
+    /**
+     * The drainer.
+     *
+     * @param tick how often each api instance looks for admitted requests to publish
+     * @param maxBatch most records one coupon publishes per tick
+     * @param leaseTtl how long one instance owns a coupon's drain without renewing
+     */
+    public record Drain(
+            @DefaultValue("200ms") Duration tick,
+            @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatch,
+            @DefaultValue("5s") Duration leaseTtl) {}
+
+    /**
+     * Limits on the member endpoints ({@code /api/**}), shared by every api instance through Redis. Each allows a burst
+     * of two seconds' worth. 0 turns a limit off (load tests from one address need that).
+     *
+     * @param memberPerSecond requests per second one member may make
+     * @param addressPerSecond requests per second one client address may make
+     * @param trustedProxies addresses or CIDR ranges of proxies whose {@code X-Forwarded-For} is believed
+     */
+    public record RateLimit(
+            @DefaultValue("5") @Min(0) int memberPerSecond,
+            @DefaultValue("100") @Min(0) int addressPerSecond,
+            @DefaultValue List<String> trustedProxies) {}
+
+    /** Partitions of the topics this app creates when they are missing. */
+    public record Kafka(@DefaultValue("3") @Min(1) int topicPartitions) {}
+}

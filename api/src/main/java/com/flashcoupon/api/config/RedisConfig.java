@@ -1,0 +1,52 @@
+package com.flashcoupon.api.config;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import java.time.Duration;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * The shared Redis connection is opened at start-up, not on first use: opened lazily, the first use can come from a
+ * Lettuce event-loop thread (a reactive chain continuing after another Redis reply), and connecting blocks on that
+ * very loop: a deadlock, seen in a test with two instances.
+ */
+@Configuration(proxyBeanMethods = false)
+class RedisConfig {
+
+    /**
+     * While Redis is unreachable, commands fail at once instead of queueing until the command time-out: the caller gets
+     * a 503 in microseconds. Lettuce keeps reconnecting in the background. These options replace Spring Boot's, so
+     * they carry the command time-out ({@code spring.data.redis.timeout}) themselves: without {@link TimeoutOptions}
+     * a reactive command whose reply never comes would hang its request forever.
+     */
+    @Bean
+    LettuceClientConfigurationBuilderCustomizer failFastWhileDisconnected(DataRedisProperties redis) {
+        Duration connectTimeout = redis.getConnectTimeout() != null ? redis.getConnectTimeout() : Duration.ofSeconds(2);
+        return builder -> builder.clientOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                .timeoutOptions(TimeoutOptions.enabled())
+                .socketOptions(
+                        SocketOptions.builder().connectTimeout(connectTimeout).build())
+                .build());
+    }
+
+    @Bean
+    static BeanPostProcessor eagerRedisConnection() {
+        return new BeanPostProcessor() {
+            @Override
+            public Object postProcessBeforeInitialization(Object bean, String beanName) {
+                if (bean instanceof LettuceConnectionFactory factory) {
+                    factory.setEagerInitialization(true);
+                }
+                return bean;
+            }
+        };
+    }
+}

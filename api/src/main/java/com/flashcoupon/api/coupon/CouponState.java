@@ -1,0 +1,70 @@
+package com.flashcoupon.api.coupon;
+
+import java.time.Instant;
+
+/**
+ * A coupon as Redis sees it now: its settings (mirrored from MySQL) and its admission counters.
+ *
+ * @param base admissions that survived a Redis loss only as a count (0 normally)
+ * @param queued entries in the admission queue
+ * @param cursor queue entries published to Kafka
+ * @param done members with a result (issued or failed)
+ */
+public record CouponState(
+        long id,
+        String name,
+        long total,
+        long openAt,
+        long closeAt,
+        boolean closed,
+        int rate,
+        long base,
+        long queued,
+        long cursor,
+        long done,
+        long rejectedSoldOut,
+        long now) {
+
+    public enum Status {
+        SCHEDULED,
+        OPEN,
+        SOLD_OUT,
+        CLOSED
+    }
+
+    public long admitted() {
+        return base + queued;
+    }
+
+    public long published() {
+        return base + cursor;
+    }
+
+    /** What admission can still accept. */
+    public long remaining() {
+        return Math.max(0, total - admitted());
+    }
+
+    /** Admitted requests without a result yet. */
+    public long waiting() {
+        return Math.max(0, admitted() - base - done);
+    }
+
+    public Status status() {
+        if (closed || (closeAt > 0 && now >= closeAt)) {
+            return Status.CLOSED;
+        }
+        if (now < openAt) {
+            return Status.SCHEDULED;
+        }
+        return remaining() == 0 ? Status.SOLD_OUT : Status.OPEN;
+    }
+
+    public Instant openAtInstant() {
+        return Instant.ofEpochMilli(openAt);
+    }
+
+    public Instant closeAtInstant() {
+        return closeAt > 0 ? Instant.ofEpochMilli(closeAt) : null;
+    }
+}

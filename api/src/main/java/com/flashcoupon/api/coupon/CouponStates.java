@@ -1,0 +1,62 @@
+package com.flashcoupon.api.coupon;
+
+import static com.flashcoupon.api.coupon.RedisReplies.number;
+import static com.flashcoupon.api.coupon.RedisReplies.text;
+
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
+import java.util.List;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+
+/** Reads a coupon's live state from Redis in one round trip, restoring the mirror from MySQL when it is missing. */
+@Component
+public class CouponStates {
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> STATE =
+            RedisScript.of(LuaScripts.text("scripts/coupon_state.lua"), List.class);
+
+    private final ReactiveStringRedisTemplate redis;
+    private final CouponMirror mirror;
+
+    CouponStates(ReactiveStringRedisTemplate redis, CouponMirror mirror) {
+        this.redis = redis;
+        this.mirror = mirror;
+    }
+
+    /** The coupon's state, or a 404 problem when MySQL has no such coupon. */
+    public Mono<CouponState> load(long couponId) {
+        return read(couponId)
+                .switchIfEmpty(
+                        Mono.defer(() -> mirror.restoreOrNotFound(couponId).then(read(couponId))));
+    }
+
+    private Mono<CouponState> read(long id) {
+        List<String> keys = List.of(
+                CouponKeys.meta(id),
+                CouponKeys.queue(id),
+                CouponKeys.cursor(id),
+                CouponKeys.done(id),
+                CouponKeys.stats(id));
+        return redis.execute(STATE, keys, List.of())
+                .next()
+                .filter(reply -> number(reply, 0) == 1)
+                .map(reply -> new CouponState(
+                        id,
+                        text(reply, 1),
+                        number(reply, 2),
+                        number(reply, 3),
+                        number(reply, 4),
+                        number(reply, 5) == 1,
+                        (int) number(reply, 6),
+                        number(reply, 7),
+                        number(reply, 8),
+                        number(reply, 9),
+                        number(reply, 10),
+                        number(reply, 11),
+                        number(reply, 12)));
+    }
+}

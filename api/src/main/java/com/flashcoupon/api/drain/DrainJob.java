@@ -1,0 +1,20 @@
+package com.flashcoupon.api.drain;
+
+import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.stereotype.Component;
+
+/** Thin: the schedule. The lease per coupon lives in {@link Drainer}. */
+@Component
+class DrainJob {
+
+    private final Drainer drainer;
+
+    DrainJob(Drainer drainer) {
+        this.drainer = drainer;
+    }
+
+    @Scheduled(fixedDelayString = "${coupon.drain.tick:200ms}")
+    void tick() {
+        drainer.drainAll();
+    }
+}

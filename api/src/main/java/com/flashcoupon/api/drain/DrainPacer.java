@@ -1,0 +1,55 @@
+package com.flashcoupon.api.drain;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * How many records each coupon may publish now, so that a coupon drains at its {@code issueRatePerSecond}: a token
+ * bucket per coupon that fills at the rate and holds at most one tick's worth (plus what a fraction carries), so a
+ * pause never turns into a burst. Plain Java, one instance per drainer thread.
+ */
+final class DrainPacer {
+
+    private final long tickNanos;
+    private final Map<Long, Bucket> buckets = new HashMap<>();
+
+    DrainPacer(long tickNanos) {
+        this.tickNanos = tickNanos;
+    }
+
+    /** Tokens available now for this coupon, at most {@code pending}. Call {@link #spend} for what was published. */
+    long available(long couponId, int ratePerSecond, long pending, long nowNanos) {
+        Bucket bucket = buckets.computeIfAbsent(couponId, id -> new Bucket(nowNanos, capacity(ratePerSecond)));
+        double capacity = capacity(ratePerSecond);
+        long elapsed = Math.max(0, nowNanos - bucket.lastNanos);
+        bucket.tokens = Math.min(capacity, bucket.tokens + ratePerSecond * (elapsed / 1e9));
+        bucket.lastNanos = nowNanos;
+        return Math.min(pending, (long) Math.floor(bucket.tokens));
+    }
+
+    void spend(long couponId, long published) {
+        Bucket bucket = buckets.get(couponId);
+        if (bucket != null) {
+            bucket.tokens = Math.max(0, bucket.tokens - published);
+        }
+    }
+
+    void forget(long couponId) {
+        buckets.remove(couponId);
+    }
+
+    /** One tick's worth, and at least one record so that a rate below one per tick still drains. */
+    private double capacity(int ratePerSecond) {
+        return Math.max(1.0, ratePerSecond * (tickNanos / 1e9));
+    }
+
+    private static final class Bucket {
+        long lastNanos;
+        double tokens;
+
+        Bucket(long lastNanos, double tokens) {
+            this.lastNanos = lastNanos;
+            this.tokens = tokens;
+        }
+    }
+}

@@ -1,0 +1,170 @@
+package com.flashcoupon.api.drain;
+
+import static com.flashcoupon.api.coupon.RedisReplies.number;
+
+import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.Topics;
+import com.flashcoupon.db.CouponRepository;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.stereotype.Service;
+
+/**
+ * Moves admitted requests from each coupon's Redis queue to Kafka, at the coupon's rate, at least once: the cursor
+ * advances only after the broker acknowledged the whole batch, so a crash in between re-publishes the batch and the
+ * worker's unique key turns the repeat into a no-op. One api instance drains a coupon at a time (a lease in Redis).
+ * Runs on the scheduler's thread, never on an event loop, so it may block.
+ */
+@Service
+class Drainer {
+
+    private static final Logger log = LoggerFactory.getLogger(Drainer.class);
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> CLAIM =
+            RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class);
+
+    private static final RedisScript<Long> ADVANCE =
+            RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
+
+    private final StringRedisTemplate redis;
+    private final KafkaTemplate<String, Object> kafka;
+    private final CouponRepository coupons;
+    private final ApiProperties.Drain settings;
+    private final ObjectProvider<PublishHook> hooks;
+    private final Clock clock;
+    private final DrainPacer pacer;
+    private final String owner;
+    private final Counter published;
+
+    Drainer(
+            StringRedisTemplate redis,
+            KafkaTemplate<String, Object> kafka,
+            CouponRepository coupons,
+            ApiProperties properties,
+            ObjectProvider<PublishHook> hooks,
+            Clock clock,
+            MeterRegistry meters) {
+        this.redis = redis;
+        this.kafka = kafka;
+        this.coupons = coupons;
+        this.settings = properties.drain();
+        this.hooks = hooks;
+        this.clock = clock;
+        this.pacer = new DrainPacer(settings.tick().toNanos());
+        this.owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID();
+        this.published = Counter.builder("coupon.drain.published")
+                .description("Admitted requests published to Kafka")
+                .register(meters);
+    }
+
+    /** One tick: every coupon the drainers know of. A failing coupon does not hold up the others. */
+    void drainAll() {
+        Set<String> ids = redis.opsForSet().members(CouponKeys.DRAIN_INDEX);
+        if (ids == null) {
+            return;
+        }
+        for (String id : ids) {
+            long couponId = Long.parseLong(id);
+            try {
+                drain(couponId);
+            } catch (RuntimeException e) {
+                log.warn("draining coupon {} failed, retrying next tick: {}", couponId, e.toString());
+            }
+        }
+    }
+
+    /** Publishes what this coupon's rate allows now, batch by batch. */
+    void drain(long couponId) {
+        while (true) {
+            List<?> claim = redis.execute(
+                    CLAIM,
+                    List.of(
+                            CouponKeys.lease(couponId),
+                            CouponKeys.meta(couponId),
+                            CouponKeys.queue(couponId),
+                            CouponKeys.cursor(couponId)),
+                    owner,
+                    Long.toString(settings.leaseTtl().toMillis()));
+            if (claim == null || number(claim, 0) == 0) {
+                return;
+            }
+            long cursor = number(claim, 1);
+            long queued = number(claim, 2);
+            int rate = (int) number(claim, 3);
+            if (number(claim, 4) == 1) {
+                finish(couponId);
+                return;
+            }
+            long allowed = pacer.available(couponId, rate, queued - cursor, System.nanoTime());
+            int count = (int) Math.min(allowed, settings.maxBatch());
+            if (count <= 0) {
+                return;
+            }
+            publishBatch(couponId, cursor, count, number(claim, 5));
+            pacer.spend(couponId, count);
+        }
+    }
+
+    private void publishBatch(long couponId, long cursor, int count, long base) {
+        Set<TypedTuple<String>> entries =
+                redis.opsForZSet().rangeWithScores(CouponKeys.queue(couponId), cursor, cursor + count - 1);
+        if (entries == null || entries.isEmpty()) {
+            return;
+        }
+        long now = clock.millis();
+        List<CompletableFuture<?>> acks = new ArrayList<>(entries.size());
+        for (TypedTuple<String> entry : entries) {
+            var request = new IssueRequested(
+                    couponId, entry.getValue(), entry.getScore().longValue(), now);
+            acks.add(kafka.send(Topics.ISSUE_REQUESTED, Topics.key(couponId), request));
+        }
+        try {
+            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while publishing", e);
+        } catch (Exception e) {
+            throw new IllegalStateException("Kafka did not acknowledge the batch; it will be published again", e);
+        }
+        hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
+        long next = cursor + entries.size();
+        Long moved = redis.execute(
+                ADVANCE,
+                List.of(CouponKeys.lease(couponId), CouponKeys.cursor(couponId)),
+                owner,
+                Long.toString(cursor),
+                Long.toString(next));
+        published.increment(entries.size());
+        if (moved == null || moved == 0) {
+            log.warn("coupon {}: lost the drain lease while publishing; the batch may be published twice", couponId);
+            throw new IllegalStateException("lost the drain lease");
+        }
+        coupons.recordPublished(couponId, base + next);
+    }
+
+    private void finish(long couponId) {
+        redis.opsForSet().remove(CouponKeys.DRAIN_INDEX, Long.toString(couponId));
+        redis.delete(CouponKeys.lease(couponId));
+        pacer.forget(couponId);
+        log.info("coupon {}: everything admitted is published; drain finished", couponId);
+    }
+}

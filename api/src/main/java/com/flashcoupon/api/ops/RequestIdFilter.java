@@ -1,0 +1,49 @@
+package com.flashcoupon.api.ops;
+
+import io.micrometer.context.ContextRegistry;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+import org.slf4j.MDC;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
+
+/**
+ * Gives every request an id: the caller's {@code X-Request-Id} when it is a sane token, else a new one. The id is
+ * echoed in the response header and put in the Reactor context under {@value #KEY}; with automatic context
+ * propagation ({@code spring.reactor.context-propagation=auto}) it reaches the logging MDC on whatever thread a
+ * request's work runs, so every log line of the request carries it (plain text: the correlation part of the pattern;
+ * JSON: an MDC field).
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class RequestIdFilter implements WebFilter {
+
+    static final String HEADER = "X-Request-Id";
+    static final String KEY = "requestId";
+
+    private static final Pattern SANE = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+
+    static {
+        ContextRegistry.getInstance()
+                .registerThreadLocalAccessor(KEY, () -> MDC.get(KEY), id -> MDC.put(KEY, id), () -> MDC.remove(KEY));
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        String given = exchange.getRequest().getHeaders().getFirst(HEADER);
+        String id = given != null && SANE.matcher(given).matches() ? given : newId();
+        exchange.getResponse().getHeaders().set(HEADER, id);
+        return chain.filter(exchange).contextWrite(Context.of(KEY, id));
+    }
+
+    /** 64 random bits in hex; ThreadLocalRandom, so nothing blocks on an entropy source on the event loop. */
+    static String newId() {
+        return String.format("%016x", ThreadLocalRandom.current().nextLong());
+    }
+}

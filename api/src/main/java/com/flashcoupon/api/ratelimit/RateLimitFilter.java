@@ -1,0 +1,71 @@
+package com.flashcoupon.api.ratelimit;
+
+import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.web.BackendFailures;
+import com.flashcoupon.api.web.ErrorCode;
+import com.flashcoupon.api.web.ProblemWriter;
+import com.flashcoupon.api.web.Problems;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.http.HttpHeaders;
+import org.springframework.security.core.context.ReactiveSecurityContextHolder;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * Rate limits on the member endpoints, after authentication (the member is known): 429 RATE_LIMITED with
+ * {@code Retry-After} in seconds. Redis unreachable fails closed: 503, nothing let through unchecked.
+ */
+@Component
+class RateLimitFilter implements WebFilter {
+
+    private final RateLimits limits;
+    private final ClientAddresses addresses;
+    private final ProblemWriter problems;
+    private final MeterRegistry meters;
+    private final boolean enabled;
+
+    RateLimitFilter(RateLimits limits, ApiProperties properties, ProblemWriter problems, MeterRegistry meters) {
+        this.limits = limits;
+        this.addresses = new ClientAddresses(properties.ratelimit().trustedProxies());
+        this.problems = problems;
+        this.meters = meters;
+        this.enabled = properties.ratelimit().memberPerSecond() > 0
+                || properties.ratelimit().addressPerSecond() > 0;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (!enabled || !exchange.getRequest().getPath().value().startsWith("/api/")) {
+            return chain.filter(exchange);
+        }
+        return ReactiveSecurityContextHolder.getContext()
+                .map(SecurityContext::getAuthentication)
+                .flatMap(authentication -> limits.check(authentication.getName(), addresses.of(exchange.getRequest()))
+                        .onErrorResume(BackendFailures::isBackendDown, down -> Mono.just(UNAVAILABLE)))
+                .defaultIfEmpty(RateLimits.Verdict.ALLOWED)
+                .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange) : refuse(exchange, verdict));
+    }
+
+    private static final RateLimits.Verdict UNAVAILABLE = new RateLimits.Verdict("unavailable", 1);
+
+    private Mono<Void> refuse(ServerWebExchange exchange, RateLimits.Verdict verdict) {
+        exchange.getResponse().getHeaders().set(HttpHeaders.RETRY_AFTER, Long.toString(verdict.retryAfterSeconds()));
+        if (verdict == UNAVAILABLE) {
+            return problems.write(
+                    exchange,
+                    Problems.of(
+                            ErrorCode.UNAVAILABLE,
+                            "A backing service is unavailable; nothing was accepted. Try again shortly."));
+        }
+        meters.counter("coupon.ratelimit.refused", "scope", verdict.scope()).increment();
+        return problems.write(
+                exchange,
+                Problems.of(
+                        ErrorCode.RATE_LIMITED,
+                        "Too many requests; try again in " + verdict.retryAfterSeconds() + " s."));
+    }
+}

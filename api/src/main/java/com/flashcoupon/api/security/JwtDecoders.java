@@ -1,0 +1,83 @@
+package com.flashcoupon.api.security;
+
+import com.flashcoupon.api.config.ApiProperties;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import javax.crypto.spec.SecretKeySpec;
+import org.springframework.security.oauth2.core.DelegatingOAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2Error;
+import org.springframework.security.oauth2.core.OAuth2TokenValidator;
+import org.springframework.security.oauth2.core.OAuth2TokenValidatorResult;
+import org.springframework.security.oauth2.jose.jws.MacAlgorithm;
+import org.springframework.security.oauth2.jwt.Jwt;
+import org.springframework.security.oauth2.jwt.JwtClaimValidator;
+import org.springframework.security.oauth2.jwt.JwtIssuerValidator;
+import org.springframework.security.oauth2.jwt.JwtTimestampValidator;
+import org.springframework.security.oauth2.jwt.NimbusReactiveJwtDecoder;
+import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.util.StringUtils;
+
+/** Builds the token decoder from configuration, refusing to start on an unsafe secret. */
+final class JwtDecoders {
+
+    /** The secret bin/up uses; accepted only with the {@code local} profile. */
+    static final String LOCAL_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
+
+    static final Pattern MEMBER_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
+
+    private JwtDecoders() {}
+
+    static ReactiveJwtDecoder create(ApiProperties.Jwt jwt, boolean localProfile) {
+        NimbusReactiveJwtDecoder decoder;
+        if (StringUtils.hasText(jwt.jwkSetUri())) {
+            decoder = NimbusReactiveJwtDecoder.withJwkSetUri(jwt.jwkSetUri()).build();
+        } else {
+            decoder = NimbusReactiveJwtDecoder.withSecretKey(hmacKey(jwt.secret(), localProfile))
+                    .macAlgorithm(MacAlgorithm.HS256)
+                    .build();
+        }
+        decoder.setJwtValidator(validator(jwt));
+        return decoder;
+    }
+
+    static SecretKeySpec hmacKey(String secret, boolean localProfile) {
+        if (!StringUtils.hasText(secret)) {
+            throw new IllegalStateException(
+                    "Set COUPON_JWT_JWK_SET_URI (production) or COUPON_JWT_SECRET (at least 32 bytes) to verify tokens.");
+        }
+        byte[] key = secret.getBytes(StandardCharsets.UTF_8);
+        if (key.length < 32) {
+            throw new IllegalStateException("COUPON_JWT_SECRET must be at least 32 bytes (UTF-8); it has " + key.length
+                    + ". Its value is not shown.");
+        }
+        if (LOCAL_SECRET.equals(secret) && !localProfile) {
+            throw new IllegalStateException(
+                    "COUPON_JWT_SECRET is the public local default; set a secret of your own outside the local profile.");
+        }
+        return new SecretKeySpec(key, "HmacSHA256");
+    }
+
+    private static OAuth2TokenValidator<Jwt> validator(ApiProperties.Jwt jwt) {
+        List<OAuth2TokenValidator<Jwt>> validators = new ArrayList<>();
+        validators.add(new JwtTimestampValidator(jwt.clockSkew()));
+        validators.add(new JwtClaimValidator<String>(
+                "sub", sub -> sub != null && MEMBER_ID.matcher(sub).matches()));
+        validators.add(JwtDecoders::requireExpiry);
+        if (StringUtils.hasText(jwt.issuer())) {
+            validators.add(new JwtIssuerValidator(jwt.issuer()));
+        }
+        if (StringUtils.hasText(jwt.audience())) {
+            validators.add(
+                    new JwtClaimValidator<List<String>>("aud", aud -> aud != null && aud.contains(jwt.audience())));
+        }
+        return new DelegatingOAuth2TokenValidator<>(validators);
+    }
+
+    private static OAuth2TokenValidatorResult requireExpiry(Jwt token) {
+        return token.getExpiresAt() != null
+                ? OAuth2TokenValidatorResult.success()
+                : OAuth2TokenValidatorResult.failure(new OAuth2Error("invalid_token", "exp is required", null));
+    }
+}

@@ -1,0 +1,82 @@
+package com.flashcoupon.api.security;
+
+import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.web.ErrorCode;
+import com.flashcoupon.api.web.ProblemWriter;
+import com.flashcoupon.api.web.Problems;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.env.Environment;
+import org.springframework.http.HttpHeaders;
+import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
+import org.springframework.security.config.web.server.ServerHttpSecurity;
+import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
+import org.springframework.security.oauth2.server.resource.authentication.JwtAuthenticationConverter;
+import org.springframework.security.oauth2.server.resource.authentication.JwtGrantedAuthoritiesConverter;
+import org.springframework.security.oauth2.server.resource.authentication.ReactiveJwtAuthenticationConverterAdapter;
+import org.springframework.security.web.server.SecurityWebFilterChain;
+import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
+import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
+import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+
+/**
+ * API.md, Authentication: every endpoint below {@code /api/} and {@code /admin/v1/} needs a bearer JWT; admin
+ * endpoints need {@code coupon-admin} in the {@code roles} claim. Stateless: no session, no saved requests.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableWebFluxSecurity
+class SecurityConfig {
+
+    static final String ADMIN_ROLE = "coupon-admin";
+
+    @Bean
+    @Order(Ordered.HIGHEST_PRECEDENCE)
+    SecurityWebFilterChain securityFilterChain(
+            ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems) {
+        ServerAuthenticationEntryPoint unauthorized = (exchange, e) -> {
+            exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
+            return problems.write(exchange, Problems.of(ErrorCode.UNAUTHORIZED, "A valid bearer token is required."));
+        };
+        ServerAccessDeniedHandler forbidden = (exchange, e) ->
+                problems.write(exchange, Problems.of(ErrorCode.FORBIDDEN, "This needs the coupon-admin role."));
+
+        return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
+                .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
+                .formLogin(ServerHttpSecurity.FormLoginSpec::disable)
+                .logout(ServerHttpSecurity.LogoutSpec::disable)
+                .anonymous(ServerHttpSecurity.AnonymousSpec::disable)
+                .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
+                .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
+                .authorizeExchange(exchanges -> exchanges
+                        .pathMatchers("/admin/v1/**")
+                        .hasAuthority(ADMIN_ROLE)
+                        .pathMatchers("/api/**")
+                        .authenticated()
+                        .anyExchange()
+                        .permitAll())
+                .oauth2ResourceServer(server -> server.jwt(
+                                jwt -> jwt.jwtDecoder(decoder).jwtAuthenticationConverter(rolesConverter()))
+                        .authenticationEntryPoint(unauthorized)
+                        .accessDeniedHandler(forbidden))
+                .exceptionHandling(handling ->
+                        handling.authenticationEntryPoint(unauthorized).accessDeniedHandler(forbidden))
+                .build();
+    }
+
+    @Bean
+    ReactiveJwtDecoder jwtDecoder(ApiProperties properties, Environment environment) {
+        return JwtDecoders.create(properties.jwt(), environment.matchesProfiles("local"));
+    }
+
+    private static ReactiveJwtAuthenticationConverterAdapter rolesConverter() {
+        var authorities = new JwtGrantedAuthoritiesConverter();
+        authorities.setAuthoritiesClaimName("roles");
+        authorities.setAuthorityPrefix("");
+        var converter = new JwtAuthenticationConverter();
+        converter.setJwtGrantedAuthoritiesConverter(authorities);
+        return new ReactiveJwtAuthenticationConverterAdapter(converter);
+    }
+}

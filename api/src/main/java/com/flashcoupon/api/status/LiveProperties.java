@@ -1,0 +1,27 @@
+package com.flashcoupon.api.status;
+
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Live status streams (SSE), under {@code coupon.live}; kept beside the feature rather than in {@code ApiProperties}.
+ *
+ * @param tick how often each coupon with open streams reads its progress from Redis and moves positions (also the
+ *     least time between two position events of one stream)
+ * @param heartbeat how often every stream gets a comment line that keeps proxies from closing it
+ * @param groupPrefix consumer group prefix of the result listener; each instance adds a random suffix, so every
+ *     instance sees every result
+ * @param maxBuffered events a slow client may have waiting before position and heartbeat events are dropped for it
+ */
+@Validated
+@ConfigurationProperties("coupon.live")
+public record LiveProperties(
+        @DefaultValue("1s") @NotNull Duration tick,
+        @DefaultValue("15s") @NotNull Duration heartbeat,
+        @DefaultValue("coupon-api-live-") @NotNull String groupPrefix,
+        @DefaultValue("32") @Min(4) @Max(1024) int maxBuffered) {}

@@ -1,0 +1,216 @@
+package com.flashcoupon.api.status;
+
+import static com.flashcoupon.api.coupon.RedisReplies.number;
+import static com.flashcoupon.api.coupon.RedisReplies.text;
+
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.IssueResult;
+import com.flashcoupon.contract.LuaScripts;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.stereotype.Component;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Every open status stream of this instance, by coupon and member. Streams cost no thread and no Redis call of their
+ * own: one ticker reads each coupon's progress once per tick (one script call however many streams wait on it) and
+ * fans positions and heartbeats out; results come from the result listener ({@link #onResult}), and, as a fallback
+ * for results this instance's listener missed (start-up, a broker outage), from the coupon's Redis result hash for
+ * streams whose turn has passed.
+ */
+@Component
+public class LiveStatusHub implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(LiveStatusHub.class);
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> TICK = RedisScript.of(LuaScripts.text("scripts/live_tick.lua"), List.class);
+
+    /** Result lookups per coupon and tick; bounded to stay well inside Lua's argument limit. */
+    private static final int MAX_LOOKUPS = 1000;
+
+    private final Map<Long, Map<String, Set<LiveStream>>> coupons = new ConcurrentHashMap<>();
+    private final Map<Long, Long> lastDone = new ConcurrentHashMap<>();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicLong ticks = new AtomicLong();
+    private final StatusService statuses;
+    private final ReactiveStringRedisTemplate redis;
+    private final LiveProperties properties;
+    private final long heartbeatEvery;
+    private volatile Disposable ticker;
+
+    LiveStatusHub(
+            StatusService statuses,
+            ReactiveStringRedisTemplate redis,
+            LiveProperties properties,
+            MeterRegistry meters) {
+        this.statuses = statuses;
+        this.redis = redis;
+        this.properties = properties;
+        this.heartbeatEvery = Math.max(
+                1, properties.heartbeat().toMillis() / properties.tick().toMillis());
+        Gauge.builder("coupon.live.streams", open, AtomicInteger::get)
+                .description("Open live status streams of this instance")
+                .register(meters);
+    }
+
+    /**
+     * The member's stream: the status at once, positions as the queue drains, the final status, then completion. A
+     * member without a request gets the status read's 404 before any event.
+     */
+    Flux<ServerSentEvent<IssueStatus>> open(long couponId, String memberId) {
+        return Flux.defer(() -> {
+            LiveStream stream = new LiveStream(couponId, memberId, properties.maxBuffered());
+            add(stream);
+            return statuses.track(couponId, memberId)
+                    .flatMapMany(tracked -> {
+                        stream.start(tracked, System.nanoTime());
+                        return stream.events();
+                    })
+                    .doFinally(signal -> remove(stream));
+        });
+    }
+
+    /** A result from the result topic: the member's streams here, if any, get the final status and close. */
+    public void onResult(IssueResult result) {
+        Map<String, Set<LiveStream>> members = coupons.get(result.couponId());
+        Set<LiveStream> streams = members == null ? null : members.get(result.memberId());
+        if (streams == null) {
+            return;
+        }
+        IssueStatus status = result.outcome() == IssueResult.Outcome.ISSUED
+                ? IssueStatus.issued(result.couponId(), result.memberId(), result.walletCouponId())
+                : IssueStatus.failed(result.couponId(), result.memberId(), result.failureReason());
+        streams.forEach(stream -> stream.finish(status));
+    }
+
+    /** Open streams of this instance. */
+    public int openStreams() {
+        return open.get();
+    }
+
+    private void add(LiveStream stream) {
+        coupons.compute(stream.couponId, (id, members) -> {
+            Map<String, Set<LiveStream>> map = members == null ? new ConcurrentHashMap<>() : members;
+            map.computeIfAbsent(stream.memberId, member -> ConcurrentHashMap.newKeySet())
+                    .add(stream);
+            return map;
+        });
+        open.incrementAndGet();
+    }
+
+    private void remove(LiveStream stream) {
+        coupons.computeIfPresent(stream.couponId, (id, members) -> {
+            members.computeIfPresent(stream.memberId, (member, streams) -> {
+                streams.remove(stream);
+                return streams.isEmpty() ? null : streams;
+            });
+            return members.isEmpty() ? null : members;
+        });
+        open.decrementAndGet();
+    }
+
+    private Mono<Void> tick() {
+        boolean heartbeat = ticks.incrementAndGet() % heartbeatEvery == 0;
+        lastDone.keySet().retainAll(coupons.keySet());
+        return Flux.fromIterable(List.copyOf(coupons.keySet()))
+                .flatMap(couponId -> tick(couponId, heartbeat), 16)
+                .then();
+    }
+
+    private Mono<Void> tick(long couponId, boolean heartbeat) {
+        Map<String, Set<LiveStream>> members = coupons.get(couponId);
+        if (members == null) {
+            return Mono.empty();
+        }
+        long knownDone = lastDone.getOrDefault(couponId, 0L);
+        List<String> lookups = new ArrayList<>();
+        for (Map.Entry<String, Set<LiveStream>> entry : members.entrySet()) {
+            if (lookups.size() >= MAX_LOOKUPS) {
+                break;
+            }
+            for (LiveStream stream : entry.getValue()) {
+                long sequence = stream.waitingSequence();
+                if (sequence > 0 && sequence <= knownDone) {
+                    lookups.add(entry.getKey());
+                    break;
+                }
+            }
+        }
+        List<String> keys = List.of(CouponKeys.meta(couponId), CouponKeys.done(couponId), CouponKeys.result(couponId));
+        return redis.execute(TICK, keys, lookups)
+                .next()
+                .doOnNext(reply -> fanOut(couponId, members, lookups, reply, heartbeat))
+                .onErrorResume(e -> {
+                    log.warn("live status tick of coupon {} failed: {}", couponId, e.toString());
+                    return Mono.empty();
+                })
+                .then();
+    }
+
+    private void fanOut(
+            long couponId, Map<String, Set<LiveStream>> members, List<String> lookups, List<?> reply, boolean beat) {
+        long done = number(reply, 0);
+        int rate = (int) number(reply, 1);
+        lastDone.put(couponId, done);
+        for (int i = 0; i < lookups.size(); i++) {
+            String value = text(reply, i + 2);
+            if (!value.isEmpty()) {
+                IssueStatus status = StatusService.fromResult(couponId, lookups.get(i), value);
+                Set<LiveStream> streams = members.get(lookups.get(i));
+                if (streams != null) {
+                    streams.forEach(stream -> stream.finish(status));
+                }
+            }
+        }
+        long now = System.nanoTime();
+        long minGap = properties.tick().toNanos() - Duration.ofMillis(20).toNanos();
+        for (Set<LiveStream> streams : members.values()) {
+            for (LiveStream stream : streams) {
+                stream.progress(done, rate, now, minGap);
+                if (beat) {
+                    stream.heartbeat();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void start() {
+        ticker = Flux.interval(properties.tick(), properties.tick())
+                .onBackpressureDrop()
+                .concatMap(i -> tick(), 1)
+                .subscribe(null, e -> log.error("live status ticker stopped", e));
+    }
+
+    @Override
+    public void stop() {
+        Disposable running = ticker;
+        if (running != null) {
+            running.dispose();
+        }
+        ticker = null;
+        coupons.values().forEach(members -> members.values().forEach(streams -> streams.forEach(LiveStream::close)));
+    }
+
+    @Override
+    public boolean isRunning() {
+        return ticker != null;
+    }
+}

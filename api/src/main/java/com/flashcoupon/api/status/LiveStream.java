@@ -1,0 +1,105 @@
+package com.flashcoupon.api.status;
+
+import org.springframework.http.codec.ServerSentEvent;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.concurrent.Queues;
+
+/**
+ * One member's open status stream. The hub's ticker, the result listener and the first status read all emit into it,
+ * from different threads, so every method is synchronized (uncontended: one stream, a few events a second at most).
+ * Once a final status was sent, nothing else is.
+ */
+final class LiveStream {
+
+    static final String EVENT = "status";
+
+    final long couponId;
+    final String memberId;
+
+    private final Sinks.Many<ServerSentEvent<IssueStatus>> sink;
+    private long sequence;
+    private long position;
+    private long lastSentNanos;
+    private boolean finished;
+
+    LiveStream(long couponId, String memberId, int maxBuffered) {
+        this.couponId = couponId;
+        this.memberId = memberId;
+        this.sink = Sinks.many()
+                .unicast()
+                .onBackpressureBuffer(
+                        Queues.<ServerSentEvent<IssueStatus>>get(maxBuffered).get());
+    }
+
+    /**
+     * The stream's events, delivered on a parallel worker: emitters (the ticker and first status reads complete on
+     * Redis's I/O thread) only enqueue, so encoding and writing 10,000 streams never holds up Redis replies.
+     */
+    Flux<ServerSentEvent<IssueStatus>> events() {
+        return sink.asFlux().publishOn(Schedulers.parallel(), 8);
+    }
+
+    /** The first status, read after the stream was registered, so a result arriving meanwhile is not missed. */
+    synchronized void start(StatusService.Tracked tracked, long nowNanos) {
+        if (finished) {
+            return;
+        }
+        if (tracked.status().isFinal()) {
+            finish(tracked.status());
+            return;
+        }
+        sequence = tracked.sequence();
+        position = tracked.status().position();
+        lastSentNanos = nowNanos;
+        sink.tryEmitNext(event(tracked.status()));
+    }
+
+    /** The member's admission sequence while waiting, 0 before the first status and once finished. */
+    synchronized long waitingSequence() {
+        return finished ? 0 : sequence;
+    }
+
+    /** Sends the new position when it moved and the last event is at least {@code minGapNanos} old. */
+    synchronized void progress(long done, int rate, long nowNanos, long minGapNanos) {
+        if (finished || sequence == 0) {
+            return;
+        }
+        IssueStatus status = IssueStatus.waiting(couponId, memberId, sequence, done, rate);
+        if (status.position() == position || nowNanos - lastSentNanos < minGapNanos) {
+            return;
+        }
+        if (sink.tryEmitNext(event(status)).isSuccess()) {
+            position = status.position();
+            lastSentNanos = nowNanos;
+        }
+    }
+
+    /** Sends the final status and closes the stream; later calls do nothing. */
+    synchronized void finish(IssueStatus status) {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        sink.tryEmitNext(event(status));
+        sink.tryEmitComplete();
+    }
+
+    /** Ends the stream without a final status (the instance shuts down; the client reconnects elsewhere). */
+    synchronized void close() {
+        finished = true;
+        sink.tryEmitComplete();
+    }
+
+    synchronized void heartbeat() {
+        if (!finished) {
+            sink.tryEmitNext(
+                    ServerSentEvent.<IssueStatus>builder().comment("heartbeat").build());
+        }
+    }
+
+    private static ServerSentEvent<IssueStatus> event(IssueStatus status) {
+        return ServerSentEvent.builder(status).event(EVENT).build();
+    }
+}

@@ -1,0 +1,60 @@
+package com.flashcoupon.api.web;
+
+/** An expected outcome that the api answers with a problem (not found, sold out, ...). Built by static factories. */
+public class ApiException extends RuntimeException {
+
+    private final ErrorCode code;
+
+    private ApiException(ErrorCode code, String detail) {
+        super(detail, null, false, false);
+        this.code = code;
+    }
+
+    public ErrorCode code() {
+        return code;
+    }
+
+    public static ApiException of(ErrorCode code, String detail) {
+        return new ApiException(code, detail);
+    }
+
+    public static ApiException couponNotFound(long couponId) {
+        return of(ErrorCode.COUPON_NOT_FOUND, "Coupon " + couponId + " does not exist.");
+    }
+
+    public static ApiException requestNotFound(long couponId) {
+        return of(ErrorCode.REQUEST_NOT_FOUND, "You have not asked for coupon " + couponId + ".");
+    }
+
+    public static ApiException soldOut(long couponId) {
+        return of(ErrorCode.SOLD_OUT, "Coupon " + couponId + " is sold out.");
+    }
+
+    public static ApiException notOpenYet(long couponId) {
+        return of(ErrorCode.NOT_OPEN, "Coupon " + couponId + " is not open yet.");
+    }
+
+    public static ApiException closed(long couponId) {
+        return of(ErrorCode.NOT_OPEN, "Coupon " + couponId + " is closed.");
+    }
+
+    public static ApiException unavailable(String what) {
+        return of(ErrorCode.UNAVAILABLE, what + " is unavailable; nothing was accepted. Try again shortly.");
+    }
+
+    public static ApiException walletCouponNotFound(long walletCouponId) {
+        return of(ErrorCode.WALLET_COUPON_NOT_FOUND, "Your wallet has no coupon " + walletCouponId + ".");
+    }
+
+    public static ApiException alreadyUsed(long walletCouponId) {
+        return of(ErrorCode.ALREADY_USED, "Wallet coupon " + walletCouponId + " was used by another order.");
+    }
+
+    public static ApiException expired(long walletCouponId, java.time.Instant expiresAt) {
+        return of(ErrorCode.EXPIRED, "Wallet coupon " + walletCouponId + " expired at " + expiresAt + ".");
+    }
+
+    public static ApiException invalid(String detail) {
+        return of(ErrorCode.INVALID_REQUEST, detail);
+    }
+}

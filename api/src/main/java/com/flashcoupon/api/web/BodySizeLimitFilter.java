@@ -1,0 +1,35 @@
+package com.flashcoupon.api.web;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.stereotype.Component;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * Refuses a declared body over 16 KiB before anything reads it (API.md: 413 PAYLOAD_TOO_LARGE). A body without a
+ * declared length is held to the same limit by the codecs ({@code spring.webflux.codecs.max-in-memory-size}).
+ */
+@Component
+@Order(Ordered.HIGHEST_PRECEDENCE)
+class BodySizeLimitFilter implements WebFilter {
+
+    static final long MAX_BODY_BYTES = 16 * 1024;
+
+    private final ProblemWriter problems;
+
+    BodySizeLimitFilter(ProblemWriter problems) {
+        this.problems = problems;
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        if (exchange.getRequest().getHeaders().getContentLength() > MAX_BODY_BYTES) {
+            return problems.write(
+                    exchange, Problems.of(ErrorCode.PAYLOAD_TOO_LARGE, "The request body is over 16 KiB."));
+        }
+        return chain.filter(exchange);
+    }
+}

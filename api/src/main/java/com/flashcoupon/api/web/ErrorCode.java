@@ -1,0 +1,41 @@
+package com.flashcoupon.api.web;
+
+import org.springframework.http.HttpStatus;
+
+/** The stable {@code code} of every problem the api answers with (API.md, Errors). */
+public enum ErrorCode {
+    INVALID_REQUEST(HttpStatus.BAD_REQUEST, "Invalid request"),
+    UNAUTHORIZED(HttpStatus.UNAUTHORIZED, "Unauthorized"),
+    FORBIDDEN(HttpStatus.FORBIDDEN, "Forbidden"),
+    NOT_FOUND(HttpStatus.NOT_FOUND, "Not found"),
+    COUPON_NOT_FOUND(HttpStatus.NOT_FOUND, "Coupon not found"),
+    REQUEST_NOT_FOUND(HttpStatus.NOT_FOUND, "Issue request not found"),
+    WALLET_COUPON_NOT_FOUND(HttpStatus.NOT_FOUND, "Wallet coupon not found"),
+    METHOD_NOT_ALLOWED(HttpStatus.METHOD_NOT_ALLOWED, "Method not allowed"),
+    NOT_ACCEPTABLE(HttpStatus.NOT_ACCEPTABLE, "Not acceptable"),
+    SOLD_OUT(HttpStatus.CONFLICT, "Sold out"),
+    NOT_OPEN(HttpStatus.CONFLICT, "Not open"),
+    ALREADY_USED(HttpStatus.CONFLICT, "Already used"),
+    EXPIRED(HttpStatus.CONFLICT, "Expired"),
+    PAYLOAD_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Payload too large"),
+    UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
+    RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests"),
+    INTERNAL_ERROR(HttpStatus.INTERNAL_SERVER_ERROR, "Internal error"),
+    UNAVAILABLE(HttpStatus.SERVICE_UNAVAILABLE, "Service unavailable");
+
+    private final HttpStatus status;
+    private final String title;
+
+    ErrorCode(HttpStatus status, String title) {
+        this.status = status;
+        this.title = title;
+    }
+
+    public HttpStatus status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+}

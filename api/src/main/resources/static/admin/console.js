@@ -1,0 +1,311 @@
+// The operator console: plain ES module, no build step, no third-party code. It talks only to the admin API
+// (API.md, Admin endpoints) with the operator's token, kept in this tab's sessionStorage.
+
+const TOKEN_KEY = 'flash-coupon.operator-token';
+const POLL_MS = 1000;          // the live panel's poll of GET /admin/v1/coupons/{id}
+const LIST_MS = 5000;          // the event list's refresh
+const WINDOW_MS = 5 * 60_000;  // the chart's span
+
+const $ = (selector) => document.querySelector(selector);
+const number = new Intl.NumberFormat();
+
+let selectedId = null;
+let samples = [];          // [{t, admitted, issued}] of the selected event, oldest first
+let pollTimer = null;
+let listTimer = null;
+
+// ---- API ------------------------------------------------------------------------------------------------------------
+
+class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail || `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`, Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (response.status === 401) {
+    signOut('Your token was refused (missing, expired or wrongly signed). Sign in again.');
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+// ---- sign in --------------------------------------------------------------------------------------------------------
+
+function showSignIn(message = '') {
+  stopTimers();
+  $('#app-view').hidden = true;
+  $('#sign-out').hidden = true;
+  $('#sign-in-view').hidden = false;
+  $('#sign-in-error').textContent = message;
+  $('#token').focus();
+}
+
+function signOut(message) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  selectedId = null;
+  showSignIn(message);
+}
+
+async function signIn(token) {
+  sessionStorage.setItem(TOKEN_KEY, token.trim());
+  try {
+    await loadEvents();
+  } catch (e) {
+    if (e.status === 403) signOut('This token is valid but has no coupon-admin role.');
+    else if (e.status !== 401) signOut(`Could not reach the API: ${e.message}`);
+    return;
+  }
+  $('#sign-in-view').hidden = true;
+  $('#app-view').hidden = false;
+  $('#sign-out').hidden = false;
+  listTimer = setInterval(() => loadEvents().catch(() => {}), LIST_MS);
+}
+
+function stopTimers() {
+  clearInterval(pollTimer);
+  clearInterval(listTimer);
+  pollTimer = listTimer = null;
+}
+
+// ---- event list -----------------------------------------------------------------------------------------------------
+
+async function loadEvents() {
+  const events = await api('GET', '/admin/v1/coupons');
+  const body = $('#events tbody');
+  body.replaceChildren(...events.map(eventRow));
+  $('#events-empty').hidden = events.length > 0;
+}
+
+function eventRow(event) {
+  const row = document.createElement('tr');
+  row.dataset.id = event.id;
+  row.tabIndex = 0;
+  if (event.id === selectedId) row.classList.add('selected');
+  const cells = [
+    event.id,
+    event.name,
+    badge(event.status),
+    `${number.format(event.stats.admitted)} / ${number.format(event.totalQuantity)}`,
+    number.format(event.stats.issued),
+    number.format(event.issueRatePerSecond),
+  ];
+  cells.forEach((value, i) => {
+    const cell = document.createElement('td');
+    if (i >= 3) cell.className = 'num';
+    if (value instanceof Node) cell.append(value); else cell.textContent = value;
+    row.append(cell);
+  });
+  row.addEventListener('click', () => select(event.id));
+  row.addEventListener('keydown', (e) => { if (e.key === 'Enter') select(event.id); });
+  return row;
+}
+
+function badge(status) {
+  const span = document.createElement('span');
+  span.className = `badge ${status.toLowerCase()}`;
+  span.textContent = status.replace('_', ' ');
+  return span;
+}
+
+// ---- live panel -----------------------------------------------------------------------------------------------------
+
+function select(id) {
+  selectedId = id;
+  samples = [];
+  document.querySelectorAll('#events tbody tr').forEach((row) => row.classList.toggle('selected', Number(row.dataset.id) === id));
+  $('#panel').hidden = false;
+  $('#panel-message').textContent = '';
+  $('#err-issueRatePerSecond-patch').textContent = '';
+  $('#rate-input').value = '';
+  clearInterval(pollTimer);
+  poll();
+  pollTimer = setInterval(poll, POLL_MS);
+  $('#panel').scrollIntoView({ block: 'nearest' });
+}
+
+async function poll() {
+  const id = selectedId;
+  if (id === null) return;
+  let event;
+  try {
+    event = await api('GET', `/admin/v1/coupons/${id}`);
+  } catch (e) {
+    $('#panel-message').textContent = `Could not refresh: ${e.message}`;
+    return;
+  }
+  if (id !== selectedId) return;
+  render(event);
+  samples.push({ t: Date.now(), admitted: event.stats.admitted, issued: event.stats.issued });
+  const cutoff = Date.now() - WINDOW_MS - POLL_MS;
+  while (samples.length && samples[0].t < cutoff) samples.shift();
+  drawChart();
+}
+
+function render(event) {
+  $('#panel-title').textContent = `#${event.id} ${event.name}`;
+  const status = $('#panel-status');
+  status.className = `badge ${event.status.toLowerCase()}`;
+  status.textContent = event.status.replace('_', ' ');
+  const closes = event.closeAt ? `, closes ${new Date(event.closeAt).toLocaleString()}` : '';
+  $('#panel-window').textContent =
+    `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days`;
+  const values = { ...event.stats, waiting: event.waiting, remainingQuantity: event.remainingQuantity };
+  document.querySelectorAll('#panel [data-stat]').forEach((el) => {
+    el.textContent = number.format(values[el.dataset.stat] ?? 0);
+  });
+  $('#rate-now').textContent = number.format(event.issueRatePerSecond);
+  $('#close').disabled = event.status === 'CLOSED';
+}
+
+/**
+ * Admissions and issuances per second between successive polls, as two polylines. The time axis covers what was
+ * watched so far, at least a minute and at most the last five.
+ */
+function drawChart() {
+  const svg = $('#chart');
+  const W = Math.max(svg.clientWidth, 200), H = 160, top = 16, bottom = 146;
+  svg.setAttribute('viewBox', `0 0 ${W} ${H}`);
+  const rates = [];
+  for (let i = 1; i < samples.length; i++) {
+    const a = samples[i - 1], b = samples[i];
+    const seconds = Math.max((b.t - a.t) / 1000, 0.001);
+    rates.push({
+      t: b.t,
+      admit: Math.max(0, (b.admitted - a.admitted) / seconds),
+      issue: Math.max(0, (b.issued - a.issued) / seconds),
+    });
+  }
+  const now = Date.now();
+  const span = Math.min(WINDOW_MS, Math.max(60_000, samples.length ? now - samples[0].t : 0));
+  const max = Math.max(1, ...rates.map((r) => Math.max(r.admit, r.issue)));
+  const scale = niceCeiling(max);
+  const x = (t) => W - ((now - t) / span) * W;
+  const y = (v) => bottom - (v / scale) * (bottom - top);
+  const line = (key) => rates.map((r) => `${x(r.t).toFixed(1)},${y(r[key]).toFixed(1)}`).join(' ');
+  const last = rates[rates.length - 1];
+  const ago = span >= 120_000 ? `−${Math.round(span / 60_000)} min` : `−${Math.round(span / 1000)} s`;
+  svg.innerHTML = `
+    <line class="grid" x1="0" x2="${W}" y1="${top}" y2="${top}"/>
+    <line class="grid" x1="0" x2="${W}" y1="${(top + bottom) / 2}" y2="${(top + bottom) / 2}"/>
+    <line class="axis" x1="0" x2="${W}" y1="${bottom}" y2="${bottom}"/>
+    <text x="4" y="${top - 4}">${number.format(scale)}/s</text>
+    <text x="4" y="${(top + bottom) / 2 - 4}">${number.format(scale / 2)}/s</text>
+    <text x="4" y="${H - 3}">${ago}</text>
+    <text x="${W - 4}" y="${H - 3}" text-anchor="end">now</text>
+    <polyline class="admit" points="${line('admit')}"/>
+    <polyline class="issue" points="${line('issue')}"/>`;
+  $('#chart-now').textContent = last
+    ? `· latest ${number.format(Math.round(last.admit))} admitted/s, ${number.format(Math.round(last.issue))} issued/s`
+    : '';
+}
+
+function niceCeiling(value) {
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= value);
+}
+
+async function setRate(rate) {
+  $('#err-issueRatePerSecond-patch').textContent = '';
+  try {
+    const event = await api('PATCH', `/admin/v1/coupons/${selectedId}`, { issueRatePerSecond: rate });
+    render(event);
+    $('#panel-message').textContent = `Issue rate set to ${number.format(event.issueRatePerSecond)}/s.`;
+    loadEvents().catch(() => {});
+  } catch (e) {
+    const field = (e.problem.errors || []).find((err) => err.field === 'issueRatePerSecond');
+    $('#err-issueRatePerSecond-patch').textContent = field ? field.message : e.message;
+  }
+}
+
+function confirmClose() {
+  const dialog = $('#confirm-dialog');
+  $('#confirm-text').textContent =
+    `Close event #${selectedId} now? Admission stops at once; requests already admitted are still issued.`;
+  dialog.returnValue = '';
+  dialog.showModal();
+}
+
+async function closeEvent() {
+  try {
+    const event = await api('POST', `/admin/v1/coupons/${selectedId}/close`);
+    render(event);
+    $('#panel-message').textContent = 'Event closed: admission stopped; admitted requests are still being issued.';
+    loadEvents().catch(() => {});
+  } catch (e) {
+    $('#panel-message').textContent = `Could not close: ${e.message}`;
+  }
+}
+
+// ---- create ---------------------------------------------------------------------------------------------------------
+
+function localToIso(value) {
+  return value ? new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z') : null;
+}
+
+function intOrNull(value) {
+  return value === '' ? null : Number(value);
+}
+
+async function create(form) {
+  document.querySelectorAll('#create-form .error').forEach((el) => { el.textContent = ''; });
+  document.querySelectorAll('#create-form [aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+  const body = {
+    name: form.name.value,
+    totalQuantity: intOrNull(form.totalQuantity.value),
+    issueRatePerSecond: intOrNull(form.issueRatePerSecond.value),
+    openAt: localToIso(form.openAt.value) ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    closeAt: localToIso(form.closeAt.value),
+    validDays: intOrNull(form.validDays.value),
+  };
+  try {
+    const event = await api('POST', '/admin/v1/coupons', body);
+    form.reset();
+    await loadEvents();
+    select(event.id);
+  } catch (e) {
+    const errors = e.problem.errors || [];
+    errors.forEach(({ field, message }) => {
+      const slot = $(`#err-${field}`);
+      if (slot) {
+        slot.textContent = message;
+        form.elements[field]?.setAttribute('aria-invalid', 'true');
+      }
+    });
+    const unplaced = errors.filter(({ field }) => !$(`#err-${field}`));
+    $('#create-error').textContent = errors.length === 0
+      ? e.message
+      : unplaced.map(({ field, message }) => `${field}: ${message}`).join('; ');
+  }
+}
+
+// ---- wiring ---------------------------------------------------------------------------------------------------------
+
+$('#sign-in-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  signIn($('#token').value);
+});
+$('#sign-out').addEventListener('click', () => signOut(''));
+$('#create-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  create(e.target);
+});
+$('#rate-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  setRate(Number($('#rate-input').value));
+});
+$('#close').addEventListener('click', confirmClose);
+window.addEventListener('resize', () => { if (selectedId !== null) drawChart(); });
+$('#confirm-dialog').addEventListener('close', () => {
+  if ($('#confirm-dialog').returnValue === 'close') closeEvent();
+});
+
+if (sessionStorage.getItem(TOKEN_KEY)) signIn(sessionStorage.getItem(TOKEN_KEY));
+else showSignIn();

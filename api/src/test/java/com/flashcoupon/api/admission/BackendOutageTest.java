@@ -1,0 +1,135 @@
+package com.flashcoupon.api.admission;
+
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.TcpProxy;
+import com.flashcoupon.api.support.TestEnvironment;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * MySQL cut off (a TCP proxy in front of the real server) and then Kafka stopped: admission answers 503 UNAVAILABLE,
+ * never a 202 it could not stand behind, and readiness goes down; after MySQL returns, everything works again by
+ * itself.
+ */
+class BackendOutageTest {
+
+    private static TcpProxy mysql;
+    private static EmbeddedKafkaKraftBroker kafka;
+    private static ConfigurableApplicationContext api;
+    private static WebTestClient http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        mysql = new TcpProxy("127.0.0.1", 3306);
+        // its own property name: the default one is global and would point other test classes at this broker
+        kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka");
+        kafka.afterPropertiesSet();
+        Map<String, String> settings = new HashMap<>();
+        settings.put("spring.config.name", "api");
+        settings.put(
+                "spring.datasource.url",
+                TestEnvironment.database().url().replace("127.0.0.1:3306", "127.0.0.1:" + mysql.port()));
+        settings.put("spring.datasource.username", TestEnvironment.database().user());
+        settings.put("spring.datasource.password", TestEnvironment.database().password());
+        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
+        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
+        settings.put("coupon.ratelimit.member-per-second", "0");
+        settings.put("coupon.ratelimit.address-per-second", "0");
+        settings.put("server.port", "0");
+        api = new SpringApplicationBuilder(ApiApplication.class)
+                .run(settings.entrySet().stream()
+                        .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                        .toArray(String[]::new));
+        int port = ((WebServerApplicationContext) api).getWebServer().getPort();
+        http = WebTestClient.bindToServer()
+                .baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(Duration.ofSeconds(20))
+                .build();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        api.close();
+        mysql.close();
+    }
+
+    private static WebTestClient.ResponseSpec ask(long couponId, String member) {
+        return http.post()
+                .uri("/api/v1/coupons/{id}/issue-requests", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                .exchange();
+    }
+
+    private static int status(long couponId, String member) {
+        return ask(couponId, member).returnResult(String.class).getStatus().value();
+    }
+
+    @Test
+    void shouldAnswer503AndRecoverWhenMySqlAndThenKafkaGoDown() throws Exception {
+        Map<?, ?> coupon = http.post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of(
+                        "name",
+                        "Outage",
+                        "totalQuantity",
+                        10,
+                        "openAt",
+                        Instant.now()
+                                .minusSeconds(5)
+                                .truncatedTo(ChronoUnit.SECONDS)
+                                .toString(),
+                        "issueRatePerSecond",
+                        1))
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        long id = ((Number) coupon.get("id")).longValue();
+        ask(id, "before").expectStatus().isAccepted();
+
+        mysql.cut();
+        await().atMost(Duration.ofSeconds(15)).until(() -> status(id, "during-mysql") == 503);
+        ask(id, "during-mysql-2")
+                .expectStatus()
+                .isEqualTo(503)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("UNAVAILABLE");
+        http.get().uri("/actuator/health/readiness").exchange().expectStatus().isEqualTo(503);
+
+        mysql.restore();
+        await().atMost(Duration.ofSeconds(30)).until(() -> status(id, "after-mysql") == 202);
+        ask(id, "before").expectStatus().isOk();
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> http.get()
+                                .uri("/actuator/health/readiness")
+                                .exchange()
+                                .returnResult(String.class)
+                                .getStatus()
+                                .value()
+                        == 200);
+
+        kafka.destroy();
+        await().atMost(Duration.ofSeconds(15)).until(() -> status(id, "during-kafka") == 503);
+    }
+}

@@ -1,0 +1,139 @@
+package com.flashcoupon.api.drain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.CrashAfterPublish;
+import com.flashcoupon.api.support.RequestedRecords;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.IssueRequested;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.MediaType;
+
+/** The drainer against the real Redis and an in-process KRaft broker. */
+@ApiTest
+class DrainTest extends ApiTestBase {
+
+    private final StringRedisTemplate redis = TestEnvironment.redis();
+    private RequestedRecords records;
+
+    @Value("${spring.kafka.bootstrap-servers}")
+    private String bootstrapServers;
+
+    @BeforeEach
+    void subscribe() {
+        records = new RequestedRecords(bootstrapServers);
+    }
+
+    @AfterEach
+    void close() {
+        if (records != null) {
+            records.close();
+        }
+    }
+
+    private void admit(long couponId, int members) {
+        for (int i = 1; i <= members; i++) {
+            requestCoupon(couponId, "drain-" + couponId + "-" + i)
+                    .expectStatus()
+                    .isAccepted();
+        }
+    }
+
+    private long cursor(long couponId) {
+        String value = redis.opsForValue().get(CouponKeys.cursor(couponId));
+        return value == null ? 0 : Long.parseLong(value);
+    }
+
+    @Test
+    void shouldPublishEveryAdmittedRequestInAdmissionOrderWhenDrained() {
+        long id = createCoupon(50, 1_000);
+        admit(id, 50);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> records.of(id).size() >= 50);
+
+        List<IssueRequested> published = records.of(id);
+        assertThat(published).hasSize(50);
+        assertThat(published).extracting(IssueRequested::sequence).isSorted();
+        assertThat(published)
+                .extracting(IssueRequested::sequence)
+                .containsExactlyElementsOf(LongStream.rangeClosed(1, 50).boxed().toList());
+        await().atMost(Duration.ofSeconds(5)).until(() -> cursor(id) == 50);
+        assertThat(jdbc.sql("SELECT published_count FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Integer.class)
+                        .single())
+                .isEqualTo(50);
+    }
+
+    @Test
+    void shouldPublishTheBatchAgainWhenCrashingBetweenAcknowledgementAndCursorAdvance() {
+        long id = createCoupon(10, 1_000);
+        CrashAfterPublish.arm(id);
+        admit(id, 10);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(id) == 10);
+        long[] crashed = CrashAfterPublish.crashedBatch(id);
+        assertThat(crashed).as("the injected crash happened").isNotNull();
+        int expected = 10 + (int) crashed[1];
+        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= expected);
+
+        // at least once: the crashed batch twice, everything else once, nothing missing
+        Map<Long, Long> copies =
+                records.of(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
+        assertThat(copies.keySet())
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.rangeClosed(1, 10).boxed().toList());
+        copies.forEach((sequence, count) -> {
+            boolean inCrashedBatch = sequence > crashed[0] && sequence <= crashed[0] + crashed[1];
+            assertThat(count).as("copies of sequence %d", sequence).isEqualTo(inCrashedBatch ? 2L : 1L);
+        });
+    }
+
+    @Test
+    void shouldChangeTheDrainPaceWhenAnOperatorChangesTheRate() {
+        long id = createCoupon(300, 5);
+        long started = System.nanoTime();
+        admit(id, 300);
+        await().pollDelay(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> true);
+        long slowPublished = cursor(id);
+        double slowSeconds = (System.nanoTime() - started) / 1e9;
+
+        // 5 per second: never more than the rate over the elapsed time plus one tick's worth
+        assertThat(slowPublished).isGreaterThan(0).isLessThanOrEqualTo((long) Math.ceil(5 * slowSeconds) + 2);
+
+        client().patch()
+                .uri("/admin/v1/coupons/{id}", id)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", 1_000))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.issueRatePerSecond")
+                .isEqualTo(1_000);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> cursor(id) == 300);
+        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= 300);
+        List<IssueRequested> published = records.of(id);
+        Map<Long, IssueRequested> bySequence = published.stream()
+                .collect(Collectors.toMap(IssueRequested::sequence, Function.identity(), (a, b) -> a));
+        assertThat(bySequence).hasSize(300);
+        assertThat(Collections.max(bySequence.keySet())).isEqualTo(300);
+    }
+}

@@ -1,0 +1,118 @@
+package com.flashcoupon.api.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.TestEnvironment;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** Two api instances sharing one Redis hold one member (and one address) to one limit between them. */
+class SharedRateLimitTest {
+
+    private static EmbeddedKafkaKraftBroker kafka;
+    private static final List<ConfigurableApplicationContext> instances = new ArrayList<>();
+
+    @BeforeAll
+    static void startTwoInstances() {
+        // its own property name: the default one is global and would point other test classes at this broker
+        kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka");
+        kafka.afterPropertiesSet();
+        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
+        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
+        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
+        settings.put("server.port", "0");
+        settings.put("coupon.ratelimit.member-per-second", "2");
+        settings.put("coupon.ratelimit.address-per-second", "5");
+        settings.putAll(stringValues(ApiApplication.DEFAULTS));
+        String[] arguments = settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toArray(String[]::new);
+        for (int i = 0; i < 2; i++) {
+            instances.add(new SpringApplicationBuilder(ApiApplication.class).run(arguments));
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        instances.forEach(ConfigurableApplicationContext::close);
+        kafka.destroy();
+    }
+
+    private static Map<String, String> stringValues(Map<String, Object> map) {
+        Map<String, String> strings = new HashMap<>();
+        map.forEach((key, value) -> strings.put(key, String.valueOf(value)));
+        return strings;
+    }
+
+    /** Tokens a bucket of {@code perSecond} can have refilled since {@code started}, rounded up. */
+    private static int refilled(int perSecond, long started) {
+        return (int) Math.ceil(perSecond * (System.nanoTime() - started) / 1e9);
+    }
+
+    private static WebTestClient instance(int i) {
+        int port =
+                ((WebServerApplicationContext) instances.get(i)).getWebServer().getPort();
+        return WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + port).build();
+    }
+
+    private static EntityExchangeResult<byte[]> ask(int instance, String member) {
+        return instance(instance)
+                .get()
+                .uri("/api/v1/coupons/1")
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                .exchange()
+                .expectBody()
+                .returnResult();
+    }
+
+    @Test
+    void shouldHoldOneMemberToOneLimitAcrossBothInstances() {
+        String member = "hammer-" + System.nanoTime();
+        int limited = 0;
+        int passed = 0;
+        long started = System.nanoTime();
+        for (int i = 0; i < 10; i++) {
+            EntityExchangeResult<byte[]> result = ask(i % 2, member);
+            if (result.getStatus().value() == 429) {
+                limited++;
+                assertThat(result.getResponseHeaders().getFirst("Retry-After"))
+                        .isNotNull()
+                        .matches("[1-9][0-9]*");
+                assertThat(new String(result.getResponseBodyContent())).contains("\"code\":\"RATE_LIMITED\"");
+            } else {
+                passed++;
+            }
+        }
+        // a burst of 2 s x 2/s = 4 between both instances, plus what refills meanwhile; each on its own would pass 8
+        assertThat(passed).isBetween(4, 4 + refilled(2, started));
+        assertThat(limited).isEqualTo(10 - passed);
+    }
+
+    @Test
+    void shouldHoldOneAddressToOneLimitWhateverTheMembers() throws InterruptedException {
+        Thread.sleep(2_100); // let the address bucket refill after the other test
+        int passed = 0;
+        long started = System.nanoTime();
+        for (int i = 0; i < 20; i++) {
+            if (ask(i % 2, "crowd-" + System.nanoTime() + "-" + i).getStatus().value() != 429) {
+                passed++;
+            }
+        }
+        // 2 s x 5/s = 10 between both instances, plus refill; members differ, so only the address limit applies
+        assertThat(passed).isBetween(10, 10 + refilled(5, started)).isLessThan(20);
+    }
+}

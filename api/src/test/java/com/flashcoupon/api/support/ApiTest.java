@@ -1,0 +1,31 @@
+package com.flashcoupon.api.support;
+
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.context.annotation.Import;
+import org.springframework.kafka.test.context.EmbeddedKafka;
+
+/**
+ * The whole api against real Redis and MySQL (see {@link TestEnvironment}) and an in-process KRaft broker. Test
+ * classes extend {@link ApiTestBase} for the property wiring; the context is shared between them.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@SpringBootTest(
+        webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+            "spring.config.name=api",
+            "coupon.drain.tick=100ms",
+            "coupon.live.heartbeat=2s",
+            // the rate limits have their own tests; these drive many requests from one address and member
+            "coupon.ratelimit.member-per-second=0",
+            "coupon.ratelimit.address-per-second=0"
+        })
+@EmbeddedKafka(partitions = 3)
+@AutoConfigureWebTestClient
+@Import(CrashAfterPublish.class)
+public @interface ApiTest {}

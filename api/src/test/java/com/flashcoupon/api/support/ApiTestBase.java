@@ -1,0 +1,77 @@
+package com.flashcoupon.api.support;
+
+import com.flashcoupon.db.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.http.MediaType;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** Wiring and small helpers for {@link ApiTest} classes. */
+public abstract class ApiTestBase {
+
+    @Autowired
+    protected WebTestClient http;
+
+    @Autowired
+    protected JdbcClient jdbc;
+
+    @DynamicPropertySource
+    static void servers(DynamicPropertyRegistry registry) {
+        TestEnvironment.register(registry);
+    }
+
+    protected static TestDatabase database() {
+        return TestEnvironment.database();
+    }
+
+    protected WebTestClient client() {
+        return http.mutate().responseTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** Creates an open coupon through the admin API and returns its id. */
+    protected long createCoupon(int quantity, int ratePerSecond) {
+        return createCoupon(Map.of(
+                "name",
+                "Test coupon",
+                "totalQuantity",
+                quantity,
+                "openAt",
+                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                ratePerSecond,
+                "validDays",
+                30));
+    }
+
+    protected long createCoupon(Map<String, Object> body) {
+        Number id = client().post()
+                                .uri("/admin/v1/coupons")
+                                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                                .contentType(MediaType.APPLICATION_JSON)
+                                .bodyValue(body)
+                                .exchange()
+                                .expectStatus()
+                                .isCreated()
+                                .expectBody(Map.class)
+                                .returnResult()
+                                .getResponseBody()
+                                .get("id")
+                        instanceof Number n
+                ? n
+                : null;
+        return id.longValue();
+    }
+
+    protected WebTestClient.ResponseSpec requestCoupon(long couponId, String memberId) {
+        return client().post()
+                .uri("/api/v1/coupons/{id}/issue-requests", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
+                .exchange();
+    }
+}

@@ -1,0 +1,107 @@
+package com.flashcoupon.api.support;
+
+import com.flashcoupon.db.TestDatabase;
+import com.nimbusds.jose.JOSEException;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * The real servers the api's tests run against, set up once per JVM: a throw-away database on the MySQL-compatible
+ * server, Redis database 10 (flushed at start; the worker's tests use 9, local runs 0), and tokens signed with the test secret.
+ */
+public final class TestEnvironment {
+
+    public static final String JWT_SECRET = "test-secret-for-flash-coupon-api-tests-0123456789";
+    public static final String REDIS_URL = env("COUPON_TEST_API_REDIS_URL", "redis://127.0.0.1:6379/10");
+
+    private static final TestDatabase DATABASE = createDatabase();
+
+    private TestEnvironment() {}
+
+    private static TestDatabase createDatabase() {
+        flushRedis();
+        TestDatabase database = TestDatabase.create();
+        Runtime.getRuntime().addShutdownHook(new Thread(database::close));
+        return database;
+    }
+
+    public static TestDatabase database() {
+        return DATABASE;
+    }
+
+    /** Points an app at the test servers; Kafka comes from the embedded broker. */
+    public static void register(DynamicPropertyRegistry registry) {
+        DATABASE.springProperties().forEach((key, value) -> registry.add(key, () -> value));
+        registry.add("spring.data.redis.url", () -> REDIS_URL);
+        // read once, when this context starts: the property is global, and a later context's broker overwrites it
+        var brokers = new java.util.concurrent.atomic.AtomicReference<String>();
+        registry.add(
+                "spring.kafka.bootstrap-servers",
+                () -> brokers.updateAndGet(
+                        known -> known != null ? known : System.getProperty("spring.embedded.kafka.brokers")));
+        registry.add("coupon.jwt.secret", () -> JWT_SECRET);
+    }
+
+    public static StringRedisTemplate redis() {
+        var uri = java.net.URI.create(REDIS_URL);
+        var config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
+        String path = uri.getPath();
+        config.setDatabase(path == null || path.length() <= 1 ? 0 : Integer.parseInt(path.substring(1)));
+        var factory = new LettuceConnectionFactory(config);
+        factory.afterPropertiesSet();
+        factory.start();
+        return new StringRedisTemplate(factory);
+    }
+
+    private static void flushRedis() {
+        StringRedisTemplate redis = redis();
+        redis.execute((org.springframework.data.redis.core.RedisCallback<Object>) connection -> {
+            connection.serverCommands().flushDb();
+            return null;
+        });
+    }
+
+    public static String memberToken(String memberId) {
+        return token(memberId, List.of(), Instant.now().plusSeconds(3600));
+    }
+
+    public static String adminToken() {
+        return token("operator-1", List.of("coupon-admin"), Instant.now().plusSeconds(3600));
+    }
+
+    public static String token(String subject, List<String> roles, Instant expiresAt) {
+        return sign(JWT_SECRET, subject, roles, expiresAt);
+    }
+
+    public static String sign(String secret, String subject, List<String> roles, Instant expiresAt) {
+        try {
+            var claims = new JWTClaimsSet.Builder()
+                    .subject(subject)
+                    .claim("roles", roles)
+                    .issueTime(new Date())
+                    .expirationTime(Date.from(expiresAt))
+                    .build();
+            var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+            jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));
+            return jwt.serialize();
+        } catch (JOSEException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}

@@ -1,0 +1,30 @@
+package com.flashcoupon.api.support;
+
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+
+/**
+ * What a member request could have written: the member-facing MySQL tables row by row and the names of the Redis keys
+ * (drain leases and rate-limit buckets left out: they come and go on their own). Two equal snapshots around a refused request show it wrote
+ * nothing.
+ */
+public record WriteSnapshot(List<String> wallets, List<String> devices, Set<String> redisKeys) {
+
+    public static WriteSnapshot take(JdbcClient jdbc, StringRedisTemplate redis) {
+        List<String> wallets = jdbc.sql("SELECT CONCAT_WS('|', id, coupon_id, member_id, issued_at, expires_at,"
+                        + " COALESCE(used_at, '-'), COALESCE(order_id, '-')) FROM coupon_wallet ORDER BY id")
+                .query(String.class)
+                .list();
+        List<String> devices = jdbc.sql("SELECT CONCAT_WS('|', device_token, member_id, platform, updated_at)"
+                        + " FROM member_device ORDER BY device_token")
+                .query(String.class)
+                .list();
+        Set<String> keys = new TreeSet<>(redis.keys("*"));
+        // drain leases and rate-limit buckets come and go on their own
+        keys.removeIf(key -> key.endsWith(":lease") || key.startsWith("rl:"));
+        return new WriteSnapshot(wallets, devices, keys);
+    }
+}

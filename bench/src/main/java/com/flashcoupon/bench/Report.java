@@ -1,0 +1,362 @@
+package com.flashcoupon.bench;
+
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+
+/** The Markdown report of one run: figures, the ceilings measured in the same run, ratios, and targets (reported). */
+final class Report {
+
+    /** Targets of issue 4 on a 2-core machine. */
+    static final double SATURATION_SHARE = 0.40;
+
+    static final double SATURATION_STRETCH = 20_000;
+    static final double OPEN_P99_MS = 25;
+    static final double OPEN_P999_MS = 100;
+    static final double ISSUANCE_SHARE = 0.40;
+    static final double GROWTH_FACTOR = 1.5;
+
+    private final StringBuilder md = new StringBuilder();
+
+    private Report() {}
+
+    static String markdown(Results r, List<String> charts) {
+        return new Report().write(r, charts);
+    }
+
+    private String write(Results r, List<String> charts) {
+        line("# flash-coupon benchmark");
+        line();
+        line("Started "
+                + DateTimeFormatter.ISO_LOCAL_DATE_TIME
+                        .format(r.startedAt.atOffset(ZoneOffset.UTC))
+                        .substring(0, 19) + " UTC, took " + Fmt.seconds(r.totalSeconds)
+                + ". Figures are what this run saw on "
+                + "this machine; every ceiling was measured in the same run. Targets are reported, never asserted.");
+        line();
+        table(
+                List.of("setting", "value"),
+                r.settings.stream().map(s -> List.of(s.name(), s.value())).toList());
+        targets(r);
+        admission(r);
+        loadgen(r);
+        growth(r);
+        issuance(r);
+        memory(r);
+        if (!charts.isEmpty()) {
+            line("## Charts");
+            line();
+            for (String chart : charts) {
+                line("![" + chart.replace(".png", "") + "](" + chart + ")");
+                line();
+            }
+        }
+        if (!r.notes.isEmpty()) {
+            line("## Notes");
+            line();
+            r.notes.forEach(n -> line("- " + n));
+            line();
+        }
+        return md.toString();
+    }
+
+    private void targets(Results r) {
+        line("## Targets");
+        line();
+        List<List<String>> rows = new java.util.ArrayList<>();
+        if (r.saturation != null && r.rawRedisSaturation != null) {
+            double raw = r.rawRedisSaturation.perSecond();
+            rows.add(List.of(
+                    "saturation, closed loop, " + r.saturation.concurrency() + " connections",
+                    "≥ 40% of the raw script ceiling (" + Fmt.perSecond(raw * SATURATION_SHARE) + ")",
+                    Fmt.perSecond(r.saturation.perSecond()) + " = " + Fmt.percent(r.saturation.perSecond(), raw),
+                    Fmt.atLeast(r.saturation.perSecond(), raw * SATURATION_SHARE)));
+            rows.add(List.of(
+                    "saturation, stretch",
+                    "≥ 20,000/s",
+                    Fmt.perSecond(r.saturation.perSecond()),
+                    Fmt.atLeast(r.saturation.perSecond(), SATURATION_STRETCH)));
+        }
+        if (r.open != null) {
+            Measured m = r.open.measured();
+            String at = "open model at " + Fmt.perSecond(r.open.ratePerSecond());
+            rows.add(List.of(at + ", p99", "≤ 25 ms", Fmt.ms(m.millis(99)), Fmt.atMost(m.millis(99), OPEN_P99_MS)));
+            rows.add(List.of(
+                    at + ", p99.9", "≤ 100 ms", Fmt.ms(m.millis(99.9)), Fmt.atMost(m.millis(99.9), OPEN_P999_MS)));
+        }
+        if (r.hold != null) {
+            rows.add(List.of(
+                    r.hold.concurrency() + " connections held "
+                            + Fmt.seconds(r.hold.elapsed().toMillis() / 1000.0),
+                    "no errors, no time-outs",
+                    Fmt.count(r.hold.errors()) + " errors of " + Fmt.count(r.hold.total()),
+                    r.hold.errors() == 0 ? "met" : "**missed**"));
+        }
+        if (r.issuance != null && r.rawInsert != null) {
+            double raw = r.rawInsert.rowsPerSecond();
+            rows.add(List.of(
+                    "issuance",
+                    "≥ 40% of the raw batched-insert rate (" + Fmt.perSecond(raw * ISSUANCE_SHARE) + ")",
+                    Fmt.perSecond(r.issuance.walletsPerSecond()) + " = "
+                            + Fmt.percent(r.issuance.walletsPerSecond(), raw),
+                    Fmt.atLeast(r.issuance.walletsPerSecond(), raw * ISSUANCE_SHARE)));
+        }
+        if (r.growth.size() >= 2) {
+            Results.GrowthPoint first = r.growth.get(0);
+            Results.GrowthPoint last = r.growth.get(r.growth.size() - 1);
+            double bound = first.admissions().millis(99) * GROWTH_FACTOR;
+            rows.add(List.of(
+                    "admission p99 with " + Fmt.count(last.queued()) + " queued",
+                    "≤ 1.5 × p99 with " + Fmt.count(first.queued()) + " (" + Fmt.ms(bound) + ")",
+                    Fmt.ms(last.admissions().millis(99)) + " = "
+                            + Fmt.ratio(
+                                    last.admissions().millis(99),
+                                    first.admissions().millis(99)) + "×",
+                    Fmt.atMost(last.admissions().millis(99), bound)));
+        }
+        if (rows.isEmpty()) {
+            line("No target could be evaluated: see the notes.");
+            line();
+        } else {
+            table(List.of("target", "bound", "this run", "verdict"), rows);
+        }
+    }
+
+    private void admission(Results r) {
+        line("## 1. Admission under a flash crowd");
+        line();
+        if (r.warmup != null) {
+            line("Warm-up first (not counted): " + Fmt.count(r.warmup.total()) + " requests over "
+                    + Fmt.seconds(r.warmup.elapsed().toMillis() / 1000.0) + ", at "
+                    + Fmt.perSecond(r.warmup.perSecond()) + ".");
+            line();
+        }
+        List<List<String>> rows = new java.util.ArrayList<>();
+        for (Measured m : new Measured[] {r.crowd, r.rawRedisCrowd, r.saturation, r.rawRedisSaturation, r.hold}) {
+            if (m != null) {
+                rows.add(latencyRow(m));
+            }
+        }
+        if (r.open != null) {
+            rows.add(latencyRow(r.open.measured()));
+        }
+        if (rows.isEmpty()) {
+            line("Not measured: see the notes.");
+            line();
+            return;
+        }
+        table(List.of("run", "connections", "requests", "per second", "p50", "p99", "p99.9", "max", "errors"), rows);
+        if (r.crowd != null && r.rawRedisCrowd != null) {
+            line("Crowd over HTTP against the raw script at the same concurrency: **"
+                    + Fmt.ratio(r.crowd.perSecond(), r.rawRedisCrowd.perSecond()) + "** of the ceiling ("
+                    + Fmt.perSecond(r.crowd.perSecond()) + " / " + Fmt.perSecond(r.rawRedisCrowd.perSecond()) + ").");
+            line();
+        }
+        if (r.saturation != null && r.rawRedisSaturation != null) {
+            line("Saturation against the raw script at " + r.saturation.concurrency() + ": **"
+                    + Fmt.ratio(r.saturation.perSecond(), r.rawRedisSaturation.perSecond()) + "** of the ceiling.");
+            line();
+        }
+        if (r.open != null) {
+            line("Open model: " + Fmt.count(r.open.measured().total()) + " requests offered at "
+                    + Fmt.perSecond(r.open.ratePerSecond()) + ", latency timed from each request's intended start "
+                    + "(coordinated omission corrected); the client started a request at worst "
+                    + Fmt.ms(r.open.maxStartLag().toNanos() / 1e6) + " behind schedule"
+                    + (r.open.unfinished() > 0 ? "; " + Fmt.count(r.open.unfinished()) + " never answered" : "")
+                    + ".");
+            line();
+        }
+        line("Outcomes (HTTP status and problem code; the raw runs count the script's answers):");
+        line();
+        List<List<String>> outcomes = new java.util.ArrayList<>();
+        for (Measured m : new Measured[] {r.crowd, r.rawRedisCrowd, r.saturation, r.hold}) {
+            if (m != null) {
+                outcomes.add(List.of(m.label(), outcomes(m.outcomes())));
+            }
+        }
+        if (r.open != null) {
+            outcomes.add(List.of(
+                    r.open.measured().label(), outcomes(r.open.measured().outcomes())));
+        }
+        table(List.of("run", "outcomes"), outcomes);
+    }
+
+    private void loadgen(Results r) {
+        line("## 2. The load generator's own ceiling");
+        line();
+        if (r.loadgenLocal == null && r.loadgenLiveness == null) {
+            line("Not measured: see the notes.");
+            line();
+            return;
+        }
+        List<List<String>> rows = new java.util.ArrayList<>();
+        for (Measured m : new Measured[] {r.loadgenLocal, r.loadgenLiveness}) {
+            if (m != null) {
+                rows.add(latencyRow(m));
+            }
+        }
+        table(List.of("run", "connections", "requests", "per second", "p50", "p99", "p99.9", "max", "errors"), rows);
+        if (r.loadgenLocal != null && r.crowd != null) {
+            line("The same client against a trivial server answered " + Fmt.perSecond(r.loadgenLocal.perSecond())
+                    + ", " + Fmt.ratio(r.loadgenLocal.perSecond(), r.crowd.perSecond())
+                    + "× the crowd's rate: "
+                    + (r.loadgenLocal.perSecond() >= 1.5 * r.crowd.perSecond()
+                            ? "the client is not what limits the crowd."
+                            : "**the client may be limiting the crowd** (less than 1.5× headroom).")
+                    + " (The trivial server runs in the client's JVM, so both share the 2 cores: a lower bound.)");
+            line();
+        }
+    }
+
+    private void growth(Results r) {
+        line("## 3. Growth with the queue's size");
+        line();
+        if (r.growth.isEmpty()) {
+            line("Not measured: see the notes.");
+            line();
+            return;
+        }
+        List<List<String>> rows = new java.util.ArrayList<>();
+        for (Results.GrowthPoint p : r.growth) {
+            rows.add(List.of(
+                    Fmt.count(p.queued()),
+                    Fmt.perSecond(p.admissions().perSecond()),
+                    Fmt.ms(p.admissions().millis(50)),
+                    Fmt.ms(p.admissions().millis(99)),
+                    Fmt.perSecond(p.statusReads().perSecond()),
+                    Fmt.ms(p.statusReads().millis(99)),
+                    Fmt.count(p.admissions().errors() + p.statusReads().errors()),
+                    Fmt.mib(p.redisUsedBytes())));
+        }
+        table(
+                List.of(
+                        "queued",
+                        "admissions",
+                        "admission p50",
+                        "admission p99",
+                        "status reads",
+                        "status p99",
+                        "errors",
+                        "Redis memory"),
+                rows);
+        Results.GrowthPoint first = r.growth.get(0);
+        for (Results.GrowthPoint p : r.growth.subList(1, r.growth.size())) {
+            double p99 = p.admissions().millis(99)
+                    / Math.max(0.001, first.admissions().millis(99));
+            double reads = p.statusReads().perSecond()
+                    / Math.max(1, first.statusReads().perSecond());
+            line("- " + Fmt.count(p.queued()) + " queued: admission p99 "
+                    + String.format(java.util.Locale.ROOT, "%.2f", p99) + "× the smallest queue's, status reads "
+                    + String.format(java.util.Locale.ROOT, "%.2f", reads) + "× its rate: "
+                    + (p99 <= GROWTH_FACTOR && reads >= 1 / GROWTH_FACTOR ? "flat." : "**not flat**."));
+        }
+        line();
+        line("Why it may not be flat: admission is ZSCORE, ZCARD, INCR and ZADD on the queue (O(1) and O(log N)); a "
+                + "status read ranks the member in the queue (ZRANK, O(log N)). Past that, a bigger queue means more "
+                + "Redis memory (less of it in the CPU caches) and, with AOF on, a bigger rewrite when Redis compacts "
+                + "its log; a step that the O(log N) terms cannot explain points at those or at another process "
+                + "taking the cores in that interval.");
+        line();
+    }
+
+    private void issuance(Results r) {
+        line("## 4. End-to-end issuance");
+        line();
+        Results.Issuance i = r.issuance;
+        if (i == null) {
+            line("Not measured: see the notes.");
+            line();
+        } else {
+            line("Coupon " + i.couponId() + ": " + Fmt.count(i.queued()) + " requests queued in "
+                    + Fmt.seconds(i.fillSeconds()) + " while its drain was paused (issue rate 1/s), then the rate was "
+                    + "raised to 100,000/s. Drain time is from that change to the last wallet row "
+                    + "(its `issued_at`). The worker's write limit: " + i.workerLimit() + ".");
+            line();
+            table(
+                    List.of(
+                            "wallets",
+                            "of which before the change (the paused drain's 1/s)",
+                            "failed",
+                            "drain time",
+                            "wallets per second"),
+                    List.of(List.of(
+                            Fmt.count(i.issued()),
+                            Fmt.count(i.issuedBefore()),
+                            Fmt.count(i.failed()),
+                            Fmt.seconds(i.drainSeconds()),
+                            Fmt.perSecond(i.walletsPerSecond()))));
+        }
+        if (r.rawInsert != null) {
+            line("Raw MySQL in the same run: " + Fmt.count(r.rawInsert.rows()) + " rows of the wallet's shape in "
+                    + Fmt.count(r.rawInsert.batch()) + "-row `INSERT IGNORE` statements, one commit each, into a "
+                    + "scratch table: " + Fmt.perSecond(r.rawInsert.rowsPerSecond()) + " in "
+                    + Fmt.seconds(r.rawInsert.seconds()) + ".");
+            line();
+        }
+        if (i != null && r.rawInsert != null) {
+            line("Issuance against the raw insert rate: **"
+                    + Fmt.ratio(i.walletsPerSecond(), r.rawInsert.rowsPerSecond()) + "**.");
+            line();
+        }
+    }
+
+    private void memory(Results r) {
+        line("## 5. Memory of the apps");
+        line();
+        if (r.memory.isEmpty()) {
+            line("Not measured: see the notes.");
+            line();
+            return;
+        }
+        table(
+                List.of("app", "phase", "peak heap used (sampled 1/s)", "peak RSS (sampled)", "VmHWM (process life)"),
+                r.memory.stream()
+                        .map(p -> List.of(
+                                p.app(),
+                                p.phase(),
+                                Fmt.mib(p.heapBytes()),
+                                Fmt.mib(p.rssBytes()),
+                                Fmt.mib(p.hwmBytes())))
+                        .toList());
+    }
+
+    static String outcomes(Map<String, Long> outcomes) {
+        StringBuilder text = new StringBuilder();
+        outcomes.forEach((k, v) ->
+                text.append(text.isEmpty() ? "" : ", ").append(k).append(": ").append(Fmt.count(v)));
+        return text.isEmpty() ? "none" : text.toString();
+    }
+
+    static List<String> latencyRow(Measured m) {
+        return List.of(
+                m.label(),
+                Integer.toString(m.concurrency()),
+                Fmt.count(m.total()),
+                Fmt.perSecond(m.perSecond()),
+                Fmt.ms(m.millis(50)),
+                Fmt.ms(m.millis(99)),
+                Fmt.ms(m.millis(99.9)),
+                Fmt.ms(m.maxMillis()),
+                Fmt.count(m.errors()));
+    }
+
+    private void table(List<String> header, List<List<String>> rows) {
+        line("| " + String.join(" | ", header) + " |");
+        line("|" + " --- |".repeat(header.size()));
+        for (List<String> row : rows) {
+            line("| "
+                    + String.join(
+                            " | ", row.stream().map(c -> c.replace("|", "\\|")).toList()) + " |");
+        }
+        line();
+    }
+
+    private void line(String text) {
+        md.append(text).append('\n');
+    }
+
+    private void line() {
+        md.append('\n');
+    }
+}

@@ -1,0 +1,76 @@
+package com.flashcoupon.bench;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Everything one run of bin/bench measured; a phase that failed or was skipped stays null and says why in notes. */
+final class Results {
+
+    /** Where and how the run happened: printed at the top of the report. */
+    record Setting(String name, String value) {}
+
+    /** The apps' memory while one phase ran: peaks of the sampled heap and RSS, and the kernel's high-water mark. */
+    record MemoryPeak(String app, String phase, long heapBytes, long rssBytes, long hwmBytes) {}
+
+    /** One point of a sampled series: seconds since the run started, a value. */
+    record Sample(double seconds, double value) {}
+
+    /** Growth: the queue's size, then admissions and status reads measured with that many already queued. */
+    record GrowthPoint(long queued, Measured admissions, Measured statusReads, long redisUsedBytes) {}
+
+    /** End-to-end issuance of one coupon whose queue was filled while its drain was paused. */
+    record Issuance(
+            long couponId,
+            long queued,
+            double fillSeconds,
+            long issued,
+            long failed,
+            double drainSeconds,
+            long issuedBefore,
+            String workerLimit,
+            List<Sample> issuedOverTime) {
+
+        /** Wallets written after the rate was raised, per second of the drain. */
+        double walletsPerSecond() {
+            return drainSeconds > 0 ? (issued - issuedBefore) / drainSeconds : 0;
+        }
+    }
+
+    /** The raw MySQL rate: rows inserted in multi-row INSERT IGNORE batches, one commit per batch. */
+    record RawInsert(long rows, int batch, double seconds) {
+        double rowsPerSecond() {
+            return seconds > 0 ? rows / seconds : 0;
+        }
+    }
+
+    Instant startedAt = Instant.now();
+    double totalSeconds;
+    final List<Setting> settings = new ArrayList<>();
+    final List<String> notes = new ArrayList<>();
+
+    Measured warmup;
+    Measured loadgenLocal;
+    Measured loadgenLiveness;
+    Measured rawRedisCrowd;
+    Measured rawRedisSaturation;
+    Measured crowd;
+    Measured saturation;
+    OpenModel.Result open;
+    int openTargetRate;
+    Measured hold;
+    final List<GrowthPoint> growth = new ArrayList<>();
+    Issuance issuance;
+    RawInsert rawInsert;
+    final List<MemoryPeak> memory = new ArrayList<>();
+    /** Sampled series by name ("api heap", "api RSS", ...), in MiB over seconds since the run started. */
+    final Map<String, List<Sample>> memorySeries = new LinkedHashMap<>();
+    /** The phases' spans on the memory chart's time axis: name, start and end in seconds. */
+    final List<String[]> phaseSpans = new ArrayList<>();
+
+    void setting(String name, Object value) {
+        settings.add(new Setting(name, String.valueOf(value)));
+    }
+}

@@ -1,0 +1,129 @@
+package com.flashcoupon.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.loadgen.crowd.CrowdPlan;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PartsTest {
+
+    @Test
+    void answersAreLabelledByStatusAndProblemCode() {
+        assertThat(Labels.of(202, "{\"couponId\":1}")).isEqualTo("202");
+        assertThat(Labels.of(409, "{\"type\":\"about:blank\",\"code\":\"SOLD_OUT\",\"status\":409}"))
+                .isEqualTo("409 SOLD_OUT");
+        assertThat(Labels.of(429, "{\"code\" : \"RATE_LIMITED\"}")).isEqualTo("429 RATE_LIMITED");
+        assertThat(Labels.of(502, "<html>bad gateway</html>")).isEqualTo("502");
+        assertThat(Labels.of(500, null)).isEqualTo("500");
+    }
+
+    @Test
+    void theCrowdAsksEveryMemberOnceAndAThirdOfThemTwice() {
+        CrowdPlan order = CrowdPlan.shuffled(3_000, 1.0 / 3, new java.util.Random(42));
+        assertThat(order.size()).isEqualTo(4_000);
+        assertThat(order.askingTwice()).isEqualTo(1_000);
+        int[] asks = new int[3_000];
+        for (int i = 0; i < order.size(); i++) {
+            asks[order.memberAt(i)]++;
+        }
+        Set<Integer> counts = new HashSet<>();
+        int twice = 0;
+        for (int a : asks) {
+            counts.add(a);
+            twice += a == 2 ? 1 : 0;
+        }
+        assertThat(counts).containsOnly(1, 2);
+        assertThat(twice).isEqualTo(1_000);
+        // the same seed gives the same order
+        assertThat(CrowdPlan.shuffled(3_000, 1.0 / 3, new java.util.Random(42)).memberAt(17))
+                .isEqualTo(order.memberAt(17));
+    }
+
+    @Test
+    void heapIsTheSumOfTheHeapPoolsInThePrometheusText() {
+        String text = """
+                # HELP jvm_memory_used_bytes The amount of used memory
+                # TYPE jvm_memory_used_bytes gauge
+                jvm_memory_used_bytes{area="heap",id="PS Eden Space"} 1.048576E7
+                jvm_memory_used_bytes{area="heap",id="PS Old Gen"} 2.097152E7
+                jvm_memory_used_bytes{area="nonheap",id="Metaspace"} 9.9E7
+                jvm_memory_used_bytes_other{area="heap"} 5
+                """;
+        assertThat(MemorySampler.heapUsed(text)).isEqualTo(31_457_280L);
+        assertThat(MemorySampler.heapUsed("nothing here")).isEqualTo(-1);
+        assertThat(MemorySampler.kilobytes("VmHWM:\t  524288 kB")).isEqualTo(512L * 1024 * 1024);
+    }
+
+    @Test
+    void chartsAreDrawnAsPngFiles(@TempDir Path dir) throws Exception {
+        Results r = new Results();
+        r.crowd = ReportTest.run("crowd over HTTP", 1000, 1000, 1, 50, Map.of("202", 1000L));
+        r.rawRedisCrowd = ReportTest.run("raw script, crowd", 1000, 1000, 0.25, 5, Map.of("admitted", 1000L));
+        r.growth.add(new Results.GrowthPoint(
+                1_000, r.crowd, ReportTest.run("s", 256, 10, 1, 5, Map.of("200", 10L)), 1 << 20));
+        r.growth.add(new Results.GrowthPoint(
+                100_000, r.crowd, ReportTest.run("s", 256, 10, 1, 6, Map.of("200", 10L)), 2 << 20));
+        r.issuance = new Results.Issuance(
+                1,
+                10,
+                1,
+                10,
+                0,
+                2,
+                2,
+                "x",
+                List.of(new Results.Sample(0, 0), new Results.Sample(1, 5), new Results.Sample(2, 10)));
+        r.rawInsert = new Results.RawInsert(10, 1000, 0.5);
+        r.memorySeries.put("api RSS", List.of(new Results.Sample(0, 300), new Results.Sample(1, 310)));
+
+        List<String> files = Charts.write(r, dir);
+
+        assertThat(files)
+                .containsExactly(
+                        "throughput.png",
+                        "latency.png",
+                        "growth-latency.png",
+                        "growth-rates.png",
+                        "issuance.png",
+                        "memory.png");
+        for (String file : files) {
+            byte[] png = Files.readAllBytes(dir.resolve(file));
+            assertThat(png.length).isGreaterThan(1000);
+            assertThat(png[1]).isEqualTo((byte) 'P'); // \x89PNG
+        }
+    }
+
+    @Test
+    void theQuickRunIsSmallAndEverySizeIsAFlag() {
+        com.flashcoupon.loadgen.Flags quick = com.flashcoupon.loadgen.Flags.parse(
+                List.of("--members", "1000", "--growth-sizes", "100000,1000"), BenchSettings.OPTIONS, Map.of());
+        BenchSettings s = BenchSettings.from(true, quick, Map.of(), Path.of("/repo"));
+        assertThat(s.members()).isEqualTo(1000);
+        assertThat(s.crowdStock()).isEqualTo(500);
+        assertThat(s.growthSizes()).containsExactly(1000, 100000);
+        assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(s.openTotal()).isEqualTo(100_000);
+        assertThat(s.script()).isEqualTo(Path.of("/repo/api/src/main/resources/scripts/admit.lua"));
+
+        BenchSettings full = BenchSettings.from(
+                false,
+                com.flashcoupon.loadgen.Flags.parse(List.of(), BenchSettings.OPTIONS, Map.of()),
+                Map.of(),
+                Path.of("/repo"));
+        assertThat(full.members()).isEqualTo(200_000);
+        assertThat(full.concurrency()).isEqualTo(1000);
+        assertThat(full.saturationConcurrency()).isEqualTo(256);
+        assertThat(full.openRate()).isEqualTo(10_000);
+        assertThat(full.growthSizes()).containsExactly(1_000, 100_000, 1_000_000);
+        assertThat(full.issueCoupons()).isEqualTo(1_000_000);
+        assertThat(full.tokenPool()).isEqualTo(600_000);
+    }
+}

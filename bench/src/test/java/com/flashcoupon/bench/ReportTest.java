@@ -1,0 +1,147 @@
+package com.flashcoupon.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class ReportTest {
+
+    /** A run of {@code n} requests in {@code seconds}, every latency {@code millis}. */
+    static Measured run(
+            String label, int connections, long n, double seconds, double millis, Map<String, Long> outcomes) {
+        Histogram h = new Histogram(3);
+        h.recordValueWithCount((long) (millis * 1000), n);
+        return new Measured(label, connections, outcomes, h, Duration.ofMillis((long) (seconds * 1000)));
+    }
+
+    @Test
+    void figuresAreWrittenReadably() {
+        assertThat(Fmt.count(1_234_567)).isEqualTo("1,234,567");
+        assertThat(Fmt.perSecond(14_532.4)).isEqualTo("14,532/s");
+        assertThat(Fmt.ms(0.4234)).isEqualTo("0.42 ms");
+        assertThat(Fmt.ms(42.34)).isEqualTo("42.3 ms");
+        assertThat(Fmt.ms(4_200.4)).isEqualTo("4,200 ms");
+        assertThat(Fmt.ratio(14_500, 45_000)).isEqualTo("0.32");
+        assertThat(Fmt.ratio(1, 0)).isEqualTo("n/a");
+        assertThat(Fmt.percent(18_000, 45_000)).isEqualTo("40%");
+        assertThat(Fmt.mib(512L * 1024 * 1024)).isEqualTo("512 MiB");
+        assertThat(Fmt.mib(-1)).isEqualTo("n/a");
+    }
+
+    @Test
+    void targetsAreReportedAsMetOrMissedNeverAsserted() {
+        assertThat(Fmt.atLeast(18_000, 18_000)).isEqualTo("met");
+        assertThat(Fmt.atLeast(17_999, 18_000)).isEqualTo("**missed**");
+        assertThat(Fmt.atMost(25, 25)).isEqualTo("met");
+        assertThat(Fmt.atMost(25.1, 25)).isEqualTo("**missed**");
+    }
+
+    @Test
+    void measuredRunsGivePercentilesRatesAndErrors() {
+        Histogram h = new Histogram(3);
+        for (int i = 1; i <= 1000; i++) {
+            h.recordValue(i * 1000L); // 1 ms … 1000 ms
+        }
+        Measured m = new Measured(
+                "x",
+                8,
+                Map.of("202", 990L, "409 SOLD_OUT", 5L, "503 UNAVAILABLE", 3L, Measured.NO_ANSWER, 2L),
+                h,
+                Duration.ofSeconds(4));
+        assertThat(m.total()).isEqualTo(1000);
+        assertThat(m.perSecond()).isEqualTo(250.0);
+        assertThat(m.millis(50)).isBetween(499.0, 501.0);
+        assertThat(m.millis(99)).isBetween(989.0, 991.0);
+        assertThat(m.millis(99.9)).isBetween(998.0, 1000.5);
+        assertThat(m.errors()).isEqualTo(5); // 503 and unanswered; a sold-out answer is not an error
+    }
+
+    @Test
+    void theReportSetsEachFigureAgainstItsCeilingAndTarget() {
+        Results r = new Results();
+        r.setting("mode", "quick");
+        r.crowd = run(
+                "crowd over HTTP",
+                1000,
+                266_000,
+                20,
+                80,
+                Map.of("202", 100_000L, "200", 66_000L, "409 SOLD_OUT", 100_000L));
+        r.rawRedisCrowd = run(
+                "raw script, crowd",
+                1000,
+                266_000,
+                5,
+                20,
+                Map.of("admitted", 100_000L, "asked before", 66_000L, "sold out", 100_000L));
+        r.saturation = run("saturation over HTTP", 256, 200_000, 20, 15, Map.of("202", 200_000L));
+        r.rawRedisSaturation = run("raw script, saturation", 256, 200_000, 5, 5, Map.of("admitted", 200_000L));
+        r.open = new OpenModel.Result(
+                run("open model 10000/s", 1000, 600_000, 60, 30, Map.of("202", 600_000L)),
+                10_000,
+                Duration.ofMillis(2),
+                0);
+        r.hold = run("1000 connections held", 1000, 600_000, 60, 90, Map.of("202", 599_999L, Measured.NO_ANSWER, 1L));
+        r.loadgenLocal = run("client vs in-JVM Netty server", 1000, 200_000, 4, 10, Map.of("200", 200_000L));
+        r.growth.add(new Results.GrowthPoint(
+                1_000,
+                run("a", 256, 20_000, 2, 10, Map.of("202", 20_000L)),
+                run("s", 256, 50_000, 2, 5, Map.of("200", 50_000L)),
+                10L << 20));
+        r.growth.add(new Results.GrowthPoint(
+                1_000_000,
+                run("a", 256, 20_000, 2, 20, Map.of("202", 20_000L)),
+                run("s", 256, 50_000, 4, 5, Map.of("200", 50_000L)),
+                200L << 20));
+        r.issuance = new Results.Issuance(7, 1_000_020, 25, 1_000_020, 0, 20, 20, "500000/s", List.of());
+        r.rawInsert = new Results.RawInsert(1_000_000, 1000, 8);
+        r.memory.add(new Results.MemoryPeak("api", "crowd", 300L << 20, 600L << 20, 650L << 20));
+        r.notes.add("a note");
+
+        String md = Report.markdown(r, List.of("throughput.png"));
+
+        // crowd: 13,300/s against 53,200/s raw
+        assertThat(md).contains("**0.25** of the ceiling (13,300/s / 53,200/s)");
+        // saturation 10,000/s against 40,000/s raw: 25%, below the 40% target and the 20,000/s stretch
+        assertThat(md)
+                .contains("| saturation, closed loop, 256 connections | ≥ 40% of the raw script ceiling "
+                        + "(16,000/s) | 10,000/s = 25% | **missed** |");
+        assertThat(md).contains("| saturation, stretch | ≥ 20,000/s | 10,000/s | **missed** |");
+        assertThat(md).contains("| open model at 10,000/s, p99 | ≤ 25 ms | 30.0 ms | **missed** |");
+        assertThat(md)
+                .contains("| 1000 connections held 60.0 s | no errors, no time-outs | 1 errors of 600,000 | "
+                        + "**missed** |");
+        // issuance 50,000/s against 125,000/s raw: 40%, exactly the target
+        assertThat(md).contains("50,000/s = 40% | met |");
+        assertThat(md).contains("Issuance against the raw insert rate: **0.40**.");
+        // growth: p99 doubled, reads halved
+        assertThat(md).contains("2.00× | **missed** |");
+        assertThat(md)
+                .contains("1,000,000 queued: admission p99 2.00× the smallest queue's, status reads 0.50× its "
+                        + "rate: **not flat**.");
+        assertThat(md).contains("the client is not what limits the crowd");
+        assertThat(md).contains("| api | crowd | 300 MiB | 600 MiB | 650 MiB |");
+        assertThat(md).contains("![throughput](throughput.png)");
+        assertThat(md).contains("- a note");
+        assertThat(md).contains("200: 66,000, 202: 100,000, 409 SOLD_OUT: 100,000");
+    }
+
+    @Test
+    void phasesThatDidNotRunSaySo() {
+        String md = Report.markdown(new Results(), List.of());
+        assertThat(md).contains("No target could be evaluated");
+        assertThat(md).contains("## 4. End-to-end issuance\n\nNot measured");
+        assertThat(md).doesNotContain("## Charts");
+    }
+
+    @Test
+    void tableCellsKeepTheirPipesEscaped() {
+        Results r = new Results();
+        r.setting("a|b", "c");
+        assertThat(Report.markdown(r, List.of())).contains("| a\\|b | c |");
+    }
+}

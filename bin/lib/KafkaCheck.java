@@ -1,0 +1,58 @@
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * Checks that a Kafka broker really works, not only that its port answers: creates a topic, waits for its leader,
+ * deletes it. Used by bin/up after it started the local broker; run with the source launcher on the kafka-local
+ * classpath:
+ *
+ * <pre>java -cp "$(cat .run/kafka/classpath.txt)" bin/lib/KafkaCheck.java 127.0.0.1:9092</pre>
+ *
+ * Exit status 0 and one line on stdout when it works; a stack trace and status 1 when it does not.
+ */
+public class KafkaCheck {
+
+    private static final String TOPIC = "flash-coupon.bin-up.check";
+
+    public static void main(String[] args) throws Exception {
+        String bootstrap = args.length > 0 ? args[0] : "127.0.0.1:9092";
+        Map<String, Object> config = Map.of(
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        try (Admin admin = Admin.create(config)) {
+            var cluster = admin.describeCluster();
+            String clusterId = cluster.clusterId().get(30, TimeUnit.SECONDS);
+            int brokers = cluster.nodes().get(30, TimeUnit.SECONDS).size();
+            try {
+                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+            var leader = admin.describeTopics(List.of(TOPIC))
+                    .allTopicNames()
+                    .get(30, TimeUnit.SECONDS)
+                    .get(TOPIC)
+                    .partitions()
+                    .get(0)
+                    .leader();
+            if (leader == null) {
+                throw new IllegalStateException("topic " + TOPIC + " has no leader");
+            }
+            admin.deleteTopics(List.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
+            System.out.printf(
+                    "Kafka works: cluster %s, %d broker(s), created and deleted topic %s (leader: broker %d)%n",
+                    clusterId, brokers, TOPIC, leader.id());
+        }
+    }
+}

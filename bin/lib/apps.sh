@@ -1,0 +1,150 @@
+# shellcheck shell=bash
+# The two Spring Boot apps of bin/up: build when stale, start in the background, wait for /actuator/health UP.
+# Needs common.sh, env.sh and bin/lib/jdk.sh (JAVA_HOME) sourced.
+#
+# Settings beyond env.sh (rarely needed):
+#   FC_API_JAVA_OPTS     JVM options of the api    (default: -Xms256m -Xmx512m -XX:+UseParallelGC)
+#   FC_WORKER_JAVA_OPTS  JVM options of the worker (default: -Xms128m -Xmx384m -XX:+UseParallelGC)
+#   FC_APP_START_TIMEOUT seconds to wait for both apps to report UP (default 180)
+#   SPRING_PROFILES_ACTIVE  the apps' Spring profiles (default: local)
+
+# The project's version, read from the root pom (the <version> right after <artifactId>flash-coupon</artifactId>).
+fc_project_version() {
+  sed -n '/<artifactId>flash-coupon<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q;}' "$FC_ROOT/pom.xml"
+}
+
+# fc_app NAME: sets FC_APP_MODULE, FC_APP_JAR, FC_APP_PORT, FC_APP_OPTS, FC_APP_PID, FC_APP_LOG for api or worker.
+fc_app() {
+  local version
+  version=$(fc_project_version)
+  case $1 in
+    api)
+      FC_APP_MODULE=api
+      FC_APP_PORT=$COUPON_API_PORT
+      FC_APP_OPTS=${FC_API_JAVA_OPTS:--Xms256m -Xmx512m -XX:+UseParallelGC}
+      ;;
+    worker)
+      FC_APP_MODULE=issuer-worker
+      FC_APP_PORT=$COUPON_WORKER_PORT
+      FC_APP_OPTS=${FC_WORKER_JAVA_OPTS:--Xms128m -Xmx384m -XX:+UseParallelGC}
+      ;;
+    *) fc_die "unknown app: $1" ;;
+  esac
+  FC_APP_JAR="$FC_ROOT/$FC_APP_MODULE/target/$FC_APP_MODULE-$version-exec.jar"
+  FC_APP_PID="$FC_RUN/$1.pid"
+  FC_APP_LOG="$FC_LOGS/$1.log"
+}
+
+# True when the app's jar is missing or older than a source or pom it is built from (its module, contract, db).
+fc_app_stale() {
+  fc_app "$1"
+  [[ -f $FC_APP_JAR ]] || return 0
+  local inputs=("$FC_ROOT/pom.xml") m
+  for m in "$FC_APP_MODULE" contract db; do
+    [[ -e $FC_ROOT/$m/pom.xml ]] && inputs+=("$FC_ROOT/$m/pom.xml")
+    [[ -d $FC_ROOT/$m/src/main ]] && inputs+=("$FC_ROOT/$m/src/main")
+  done
+  [[ -n $(find "${inputs[@]}" -type f -newer "$FC_APP_JAR" -print -quit 2>/dev/null) ]]
+}
+
+fc_app_running() {
+  fc_app "$1"
+  fc_pid_of "$FC_APP_PID" "$(basename "$FC_APP_JAR")" >/dev/null
+}
+
+# Builds both jars once when one is missing or stale, but never under a running app (a jar rewritten under a running
+# JVM can break it): then it only warns, and bin/down && bin/up rebuilds and restarts.
+fc_build_apps_if_stale() {
+  local stale=() running=() app
+  for app in api worker; do
+    fc_app_stale "$app" && stale+=("$app")
+    fc_app_running "$app" && running+=("$app")
+  done
+  if ((${#stale[@]} == 0)); then
+    fc_info "Apps: jars are up to date"
+    return 0
+  fi
+  if ((${#running[@]} > 0)); then
+    fc_warn "the jar of ${stale[*]} is older than the sources, but ${running[*]} runs: not rebuilding now." \
+      "bin/down && bin/up rebuilds and restarts with the new code."
+    return 0
+  fi
+  fc_info "Apps: building (${stale[*]} missing or older than the sources; log .run/logs/build.log)"
+  fc_note "./mvnw -q -B -DskipTests package -pl api,issuer-worker -am"
+  mkdir -p "$FC_LOGS"
+  # Formatting is checked by the test build (./mvnw verify), not here: an unformatted edit must not stop a local run.
+  if ! (cd "$FC_ROOT" && ./mvnw -q -B -DskipTests -Dspotless.check.skip=true package -pl api,issuer-worker -am) \
+    >"$FC_LOGS/build.log" 2>&1; then
+    fc_tail "$FC_LOGS/build.log" 60
+    fc_die "the build failed (log: .run/logs/build.log)"
+  fi
+}
+
+fc_health_url() { printf 'http://127.0.0.1:%s/actuator/health\n' "$1"; }
+
+# Starts an app unless it already runs. Does not wait: fc_wait_apps does, for both at once.
+fc_start_app() {
+  local name=$1 pid
+  fc_app "$name"
+  if pid=$(fc_pid_of "$FC_APP_PID" "$(basename "$FC_APP_JAR")"); then
+    fc_info "$name: running (pid $pid, started by bin/up)"
+    return 0
+  fi
+  [[ -f $FC_APP_JAR ]] || fc_die "$name: no jar at ${FC_APP_JAR#"$FC_ROOT"/}"
+  if fc_port_open 127.0.0.1 "$FC_APP_PORT"; then
+    fc_die "$name: port $FC_APP_PORT is taken by another program (not started by bin/up)." \
+      "Stop it, or choose another port: COUPON_${name^^}_PORT=<port> bin/up"
+  fi
+  local opts
+  read -r -a opts <<<"$FC_APP_OPTS"
+  mkdir -p "$FC_LOGS"
+  [[ -f $FC_APP_LOG ]] && mv -f "$FC_APP_LOG" "$FC_APP_LOG.1"
+  fc_info "$name: starting ${FC_APP_JAR#"$FC_ROOT"/} on port $FC_APP_PORT (log .run/logs/$name.log)"
+  # The apps read their settings from the COUPON_* variables exported by env.sh; the port is also given to Spring
+  # directly, so it holds whatever the app's own defaults say.
+  (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
+    env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" \
+    "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" -jar "$FC_APP_JAR")
+}
+
+# Waits until each named app reports UP on /actuator/health; fails early with its log when one exits.
+fc_wait_apps() {
+  local timeout=${FC_APP_START_TIMEOUT:-180} deadline name pending=("$@") still
+  deadline=$((SECONDS + timeout))
+  while ((${#pending[@]} > 0)); do
+    still=()
+    for name in "${pending[@]}"; do
+      fc_app "$name"
+      if fc_health_up "$(fc_health_url "$FC_APP_PORT")"; then
+        fc_note "$name is UP"
+      elif ! fc_pid_of "$FC_APP_PID" "$(basename "$FC_APP_JAR")" >/dev/null; then
+        fc_tail "$FC_APP_LOG" 60
+        fc_die "$name exited before it was healthy (log: .run/logs/$name.log)"
+      else
+        still+=("$name")
+      fi
+    done
+    pending=("${still[@]}")
+    ((${#pending[@]} == 0)) && break
+    if ((SECONDS >= deadline)); then
+      for name in "${pending[@]}"; do
+        fc_app "$name"
+        fc_tail "$FC_APP_LOG" 60
+        printf 'health of %s: %s\n' "$name" "$(fc_health_status "$(fc_health_url "$FC_APP_PORT")")" >&2
+      done
+      fc_die "not healthy after ${timeout}s: ${pending[*]} (still running; bin/down stops everything)"
+    fi
+    sleep 2
+  done
+}
+
+fc_stop_app() {
+  fc_app "$1"
+  # Spring Boot shuts down gracefully on SIGTERM (in-flight requests, Kafka consumers, pools).
+  fc_stop_pid "$1" "$FC_APP_PID" "$(basename "$FC_APP_JAR")" 45
+}
+
+# Prints a token for SUBJECT with ROLES (bin/lib/MintToken.java, HS256 with COUPON_JWT_SECRET, 12 hours).
+fc_mint_token() {
+  "$JAVA_HOME/bin/java" "$FC_ROOT/bin/lib/MintToken.java" "$@"
+}

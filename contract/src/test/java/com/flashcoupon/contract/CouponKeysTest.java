@@ -1,0 +1,32 @@
+package com.flashcoupon.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.function.LongFunction;
+import org.junit.jupiter.api.Test;
+
+class CouponKeysTest {
+
+    @Test
+    void shouldShareOneHashTagWhenKeysBelongToOneCoupon() {
+        List<LongFunction<String>> keys = List.of(
+                CouponKeys::meta,
+                CouponKeys::queue,
+                CouponKeys::seq,
+                CouponKeys::cursor,
+                CouponKeys::result,
+                CouponKeys::done,
+                CouponKeys::stats,
+                CouponKeys::lease);
+        assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
+        assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
+    }
+
+    @Test
+    void shouldKeepRequestIdStableWhenRepublished() {
+        var first = new IssueRequested(7, "m-1", 3, 1000);
+        var again = new IssueRequested(7, "m-1", 3, 1000);
+        assertThat(first.requestId()).isEqualTo(again.requestId()).isEqualTo("7:m-1");
+    }
+}

@@ -1,0 +1,155 @@
+package com.flashcoupon.db;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+
+/**
+ * The {@code coupon} table, for both apps: the api creates and changes events, the worker moves the counters. Every
+ * counter update is a single guarded statement, never read-then-write.
+ */
+public class CouponRepository {
+
+    private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
+            + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
+            + " published_count, created_at";
+
+    private static final RowMapper<Coupon> ROW = CouponRepository::map;
+
+    private final JdbcClient jdbc;
+
+    public CouponRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    public long insert(NewCoupon coupon) {
+        var keys = new GeneratedKeyHolder();
+        jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days)"
+                        + " VALUES (?, ?, ?, ?, ?, ?)")
+                .params(
+                        coupon.name(),
+                        coupon.totalQuantity(),
+                        timestamp(coupon.openAt()),
+                        timestamp(coupon.closeAt()),
+                        coupon.issueRatePerSecond(),
+                        coupon.validDays())
+                .update(keys, "id");
+        return keys.getKeyAs(Number.class).longValue();
+    }
+
+    public Optional<Coupon> findById(long id) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM coupon WHERE id = ?")
+                .param(id)
+                .query(ROW)
+                .optional();
+    }
+
+    /** Newest first, at most {@code limit}. */
+    public List<Coupon> findRecent(int limit) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM coupon ORDER BY id DESC LIMIT ?")
+                .param(limit)
+                .query(ROW)
+                .list();
+    }
+
+    public boolean updateRate(long id, int issueRatePerSecond) {
+        return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ? WHERE id = ?")
+                        .params(issueRatePerSecond, id)
+                        .update()
+                > 0;
+    }
+
+    public boolean updateCloseAt(long id, Instant closeAt) {
+        return jdbc.sql("UPDATE coupon SET close_at = ? WHERE id = ?")
+                        .params(timestamp(closeAt), id)
+                        .update()
+                > 0;
+    }
+
+    /** Closes admission; {@code close_at} becomes {@code now} unless the window already ended earlier. */
+    public boolean close(long id, Instant now) {
+        return jdbc.sql("UPDATE coupon SET status = 'CLOSED',"
+                                + " close_at = CASE WHEN close_at IS NULL OR close_at > ? THEN ? ELSE close_at END"
+                                + " WHERE id = ?")
+                        .params(timestamp(now), timestamp(now), id)
+                        .update()
+                > 0;
+    }
+
+    /** Raises the published high-water mark; never lowers it (batches of two drainers may land out of order). */
+    public void recordPublished(long id, long publishedCount) {
+        jdbc.sql("UPDATE coupon SET published_count = GREATEST(published_count, ?) WHERE id = ?")
+                .params(publishedCount, id)
+                .update();
+    }
+
+    /**
+     * Locks the coupon row for the rest of the transaction: issuers of one coupon take turns, so the stock check and
+     * the wallet inserts see one consistent count.
+     */
+    public Optional<Coupon> lockForIssue(long id) {
+        return jdbc.sql("SELECT " + COLUMNS + " FROM coupon WHERE id = ? FOR UPDATE")
+                .param(id)
+                .query(ROW)
+                .optional();
+    }
+
+    /** The guarded stock counter: adds {@code n} only while the total stays within the quantity. */
+    public boolean addIssued(long id, int n) {
+        return jdbc.sql("UPDATE coupon SET issued_count = issued_count + ?"
+                                + " WHERE id = ? AND issued_count + ? <= total_quantity")
+                        .params(n, id, n)
+                        .update()
+                == 1;
+    }
+
+    public void addFailed(long id, int n) {
+        jdbc.sql("UPDATE coupon SET failed_count = failed_count + ? WHERE id = ?")
+                .params(n, id)
+                .update();
+    }
+
+    public void addDeadLettered(long id, int n) {
+        jdbc.sql("UPDATE coupon SET dead_lettered_count = dead_lettered_count + ? WHERE id = ?")
+                .params(n, id)
+                .update();
+    }
+
+    public void addNotified(long id, int n) {
+        jdbc.sql("UPDATE coupon SET notified_count = notified_count + ? WHERE id = ?")
+                .params(n, id)
+                .update();
+    }
+
+    private static Coupon map(ResultSet rs, int row) throws SQLException {
+        return new Coupon(
+                rs.getLong("id"),
+                rs.getString("name"),
+                rs.getInt("total_quantity"),
+                instant(rs.getTimestamp("open_at")),
+                instant(rs.getTimestamp("close_at")),
+                rs.getInt("issue_rate_per_second"),
+                rs.getInt("valid_days"),
+                "CLOSED".equals(rs.getString("status")),
+                rs.getInt("issued_count"),
+                rs.getInt("failed_count"),
+                rs.getInt("dead_lettered_count"),
+                rs.getInt("notified_count"),
+                rs.getInt("published_count"),
+                instant(rs.getTimestamp("created_at")));
+    }
+
+    static Timestamp timestamp(Instant instant) {
+        return instant == null ? null : Timestamp.from(instant);
+    }
+
+    static Instant instant(Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
+    }
+}

@@ -1,0 +1,118 @@
+package com.flashcoupon.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.flywaydb.core.Flyway;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/** The schema and the guarded counters against the real MySQL-compatible server. */
+class CouponRepositoryTest {
+
+    private static TestDatabase database;
+    private static JdbcClient jdbc;
+    private static CouponRepository coupons;
+
+    @BeforeAll
+    static void migrate() {
+        database = TestDatabase.create();
+        var dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        jdbc = JdbcClient.create(dataSource);
+        coupons = new CouponRepository(jdbc);
+    }
+
+    @AfterAll
+    static void drop() {
+        database.close();
+    }
+
+    private static long newCoupon(int quantity) {
+        Instant open = Instant.parse("2026-11-27T00:00:00Z");
+        return coupons.insert(new NewCoupon("Black Friday", quantity, open, null, 500, 30));
+    }
+
+    @Nested
+    class Create {
+
+        // Whole seconds: MariaDB announces itself as 5.5.5-10.x, and mysql-connector-j then drops fractional
+        // seconds of bound timestamps. The api normalises coupon windows to whole seconds for that reason.
+        @Test
+        void shouldKeepInstantsExactWhenRoundTripped() {
+            Instant open = Instant.parse("2026-11-27T00:00:00Z");
+            Instant close = open.plus(2, ChronoUnit.HOURS);
+            long id = coupons.insert(new NewCoupon("Window", 10, open, close, 7, 3));
+
+            Coupon coupon = coupons.findById(id).orElseThrow();
+
+            assertThat(coupon.openAt()).isEqualTo(open);
+            assertThat(coupon.closeAt()).isEqualTo(close);
+            assertThat(coupon.issueRatePerSecond()).isEqualTo(7);
+            assertThat(coupon.closedByOperator()).isFalse();
+            assertThat(coupon.issuedCount()).isZero();
+        }
+    }
+
+    @Nested
+    class StockGuard {
+
+        @Test
+        void shouldRefuseIncrementWhenItWouldPassTheQuantity() {
+            long id = newCoupon(10);
+
+            assertThat(coupons.addIssued(id, 7)).isTrue();
+            assertThat(coupons.addIssued(id, 4)).isFalse();
+            assertThat(coupons.addIssued(id, 3)).isTrue();
+            assertThat(coupons.addIssued(id, 1)).isFalse();
+
+            assertThat(coupons.findById(id).orElseThrow().issuedCount()).isEqualTo(10);
+        }
+
+        @Test
+        void shouldRejectSecondWalletWhenMemberAlreadyHasOne() {
+            long id = newCoupon(10);
+            String insert = "INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                    + " VALUES (?, 'm-1', 1, NOW(3), NOW(3))";
+            jdbc.sql(insert).param(id).update();
+
+            assertThatThrownBy(() -> jdbc.sql(insert).param(id).update()).hasMessageContaining("Duplicate");
+            assertThat(jdbc.sql("INSERT IGNORE" + insert.substring("INSERT".length()))
+                            .param(id)
+                            .update())
+                    .isZero();
+        }
+    }
+
+    @Nested
+    class Close {
+
+        @Test
+        void shouldSetCloseAtToNowWhenWindowWasOpenEnded() {
+            long id = newCoupon(10);
+            Instant now = Instant.parse("2026-11-27T01:00:00Z");
+
+            coupons.close(id, now);
+
+            Coupon coupon = coupons.findById(id).orElseThrow();
+            assertThat(coupon.closedByOperator()).isTrue();
+            assertThat(coupon.closeAt()).isEqualTo(now);
+        }
+
+        @Test
+        void shouldNeverLowerPublishedHighWaterWhenBatchesLandOutOfOrder() {
+            long id = newCoupon(10);
+
+            coupons.recordPublished(id, 6);
+            coupons.recordPublished(id, 4);
+
+            assertThat(coupons.findById(id).orElseThrow().publishedCount()).isEqualTo(6);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package com.flashcoupon.worker.config;
+
+import com.flashcoupon.contract.Topics;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.config.TopicBuilder;
+
+/**
+ * The worker creates the pipeline's topics at start (Spring's KafkaAdmin does it before any listener container
+ * starts), so a new consumer group never misses the first records. Existing topics are left as they are.
+ */
+@Configuration(proxyBeanMethods = false)
+class TopicsConfig {
+
+    @Bean
+    NewTopic issueRequestedTopic(WorkerProperties worker) {
+        return topic(Topics.ISSUE_REQUESTED, worker);
+    }
+
+    @Bean
+    NewTopic issueResultTopic(WorkerProperties worker) {
+        return topic(Topics.ISSUE_RESULT, worker);
+    }
+
+    @Bean
+    NewTopic issueRequestedDeadLetterTopic(WorkerProperties worker) {
+        return topic(Topics.ISSUE_REQUESTED_DEAD_LETTER, worker);
+    }
+
+    private static NewTopic topic(String name, WorkerProperties worker) {
+        return TopicBuilder.name(name)
+                .partitions(worker.topicPartitions())
+                .replicas(1)
+                .build();
+    }
+}

@@ -1,0 +1,47 @@
+package com.flashcoupon.worker.config;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.DecimalMin;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Everything the worker can be tuned with, under {@code coupon.worker}. Each property also binds from the environment
+ * by Spring's relaxed rules, e.g. {@code COUPON_WORKER_MAX_WRITES_PER_SECOND}.
+ *
+ * @param maxWritesPerSecond wallet writes per second this instance allows itself (a Bucket4j bucket)
+ * @param maxBatch records per poll ({@code max.poll.records}); one batch is one round of MySQL transactions
+ * @param concurrency consumer threads of this instance (useful up to the number of partitions)
+ * @param topicPartitions partitions of the topics the worker creates at start
+ * @param resultAckTimeout how long to wait for the broker to acknowledge a batch's result events
+ * @param retry back-off for records that can never be processed and for outages
+ */
+@Validated
+@ConfigurationProperties("coupon.worker")
+public record WorkerProperties(
+        @DefaultValue("50000") @Min(1) @Max(10_000_000) int maxWritesPerSecond,
+        @DefaultValue("1000") @Min(1) @Max(10_000) int maxBatch,
+        @DefaultValue("1") @Min(1) @Max(64) int concurrency,
+        @DefaultValue("3") @Min(1) @Max(1000) int topicPartitions,
+        @DefaultValue("30s") @NotNull Duration resultAckTimeout,
+        @DefaultValue @Valid @NotNull Retry retry) {
+
+    /**
+     * @param poisonAttempts retries of a record that can never be processed before it goes to the dead-letter topic
+     * @param poisonInterval pause between those retries
+     * @param transientInitialInterval first pause when MySQL, Redis or Kafka fails; the batch is retried until it works
+     * @param transientMultiplier growth of that pause per failed attempt
+     * @param transientMaxInterval cap of that pause (keep it well under {@code max.poll.interval.ms})
+     */
+    public record Retry(
+            @DefaultValue("2") @Min(0) @Max(100) int poisonAttempts,
+            @DefaultValue("500ms") @NotNull Duration poisonInterval,
+            @DefaultValue("200ms") @NotNull Duration transientInitialInterval,
+            @DefaultValue("2.0") @DecimalMin("1.0") double transientMultiplier,
+            @DefaultValue("10s") @NotNull Duration transientMaxInterval) {}
+}

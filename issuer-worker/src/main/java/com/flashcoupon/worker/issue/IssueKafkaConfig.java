@@ -1,0 +1,121 @@
+package com.flashcoupon.worker.issue;
+
+import com.flashcoupon.contract.IssueResult;
+import com.flashcoupon.contract.Topics;
+import com.flashcoupon.worker.config.WorkerProperties;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaConsumerFactoryCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.kafka.KafkaException;
+import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
+import org.springframework.kafka.core.ConsumerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
+import org.springframework.kafka.core.ProducerFactory;
+import org.springframework.kafka.listener.ContainerProperties.AckMode;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.ExponentialBackOff;
+import org.springframework.util.backoff.FixedBackOff;
+
+/**
+ * Kafka wiring of the issue pipeline: a batch container factory (offsets committed per batch, after the listener
+ * returned), the result and dead-letter templates, and the one error handler.
+ */
+@Configuration(proxyBeanMethods = false)
+class IssueKafkaConfig {
+
+    @Bean
+    DefaultKafkaConsumerFactoryCustomizer maxBatchCustomizer(WorkerProperties worker) {
+        return factory -> factory.updateConfigs(Map.of(
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                worker.maxBatch(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+                false));
+    }
+
+    @Bean
+    ConcurrentKafkaListenerContainerFactory<Object, Object> kafkaListenerContainerFactory(
+            ConcurrentKafkaListenerContainerFactoryConfigurer configurer,
+            ConsumerFactory<Object, Object> consumerFactory,
+            DefaultErrorHandler issueErrorHandler,
+            WorkerProperties worker) {
+        var factory = new ConcurrentKafkaListenerContainerFactory<Object, Object>();
+        configurer.configure(factory, consumerFactory);
+        factory.setBatchListener(true);
+        factory.setConcurrency(worker.concurrency());
+        factory.setCommonErrorHandler(issueErrorHandler);
+        factory.getContainerProperties().setAckMode(AckMode.BATCH);
+        return factory;
+    }
+
+    @Bean
+    KafkaTemplate<String, IssueResult> issueResultTemplate(ProducerFactory<String, IssueResult> producerFactory) {
+        return new KafkaTemplate<>(producerFactory);
+    }
+
+    /** Same producer settings (acks=all, idempotent), but forwards unreadable bytes as they were. */
+    @Bean
+    KafkaTemplate<Object, Object> deadLetterTemplate(ProducerFactory<Object, Object> producerFactory) {
+        return new KafkaTemplate<>(
+                producerFactory, Map.of(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, DeadLetterValueSerializer.class));
+    }
+
+    @Bean
+    UnprocessableRecoverer unprocessableRecoverer(
+            KafkaTemplate<Object, Object> deadLetterTemplate,
+            CouponIssuer issuer,
+            ResultStore store,
+            ResultPublisher publisher,
+            IssueMetrics metrics) {
+        // partition -1: the broker's partitioner places it by key, so one coupon's dead letters stay in order
+        var deadLetters = new DeadLetterPublishingRecoverer(
+                deadLetterTemplate, (record, e) -> new TopicPartition(Topics.ISSUE_REQUESTED_DEAD_LETTER, -1));
+        return new UnprocessableRecoverer(deadLetters, issuer, store, publisher, metrics);
+    }
+
+    /**
+     * The one error handler. {@link PoisonRecordException}: the records before it are committed, it is retried
+     * {@code poison-attempts} times, then recovered (dead-lettered); unreadable bytes are not retried at all (Spring
+     * Kafka classifies {@code DeserializationException} as not retryable). {@link RetryBatchException}: the whole
+     * batch is redelivered with a capped exponential back-off that never ends, so an outage never dead-letters; it is
+     * classified retryable explicitly, so that a cause Spring Kafka deems fatal (a ClassCastException from a bug)
+     * cannot turn it into a dead letter either.
+     */
+    @Bean
+    DefaultErrorHandler issueErrorHandler(UnprocessableRecoverer unprocessableRecoverer, WorkerProperties worker) {
+        BackOff untilItWorks = untilItWorks(worker.retry());
+        BackOff bounded = new FixedBackOff(
+                worker.retry().poisonInterval().toMillis(), worker.retry().poisonAttempts());
+        var handler = new DefaultErrorHandler(unprocessableRecoverer, untilItWorks);
+        handler.addRetryableExceptions(RetryBatchException.class);
+        // the handler rethrows "Seek to current after exception" after every recovery; IssueService and
+        // UnprocessableRecoverer already log what happened, at warn, without a stack trace
+        handler.setLogLevel(KafkaException.Level.DEBUG);
+        handler.setBackOffFunction(
+                (record, failure) -> causedBy(failure, PoisonRecordException.class) ? bounded : untilItWorks);
+        return handler;
+    }
+
+    private static BackOff untilItWorks(WorkerProperties.Retry retry) {
+        var backOff = new ExponentialBackOff(retry.transientInitialInterval().toMillis(), retry.transientMultiplier());
+        backOff.setMaxInterval(retry.transientMaxInterval().toMillis());
+        backOff.setMaxElapsedTime(Long.MAX_VALUE);
+        backOff.setMaxAttempts(Long.MAX_VALUE);
+        return backOff;
+    }
+
+    private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,44 @@
+package com.flashcoupon.worker.issue;
+
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Component;
+
+/**
+ * Writes committed decisions to Redis for the api's status reads: one script call per coupon (keys share the
+ * coupon's hash tag), {@code HSETNX} per member and the done counter only for members that were new.
+ */
+@Component
+class ResultStore {
+
+    static final RedisScript<Long> RECORD_RESULTS =
+            RedisScript.of(LuaScripts.text("scripts/record_results.lua"), Long.class);
+
+    private final StringRedisTemplate redis;
+
+    ResultStore(StringRedisTemplate redis) {
+        this.redis = redis;
+    }
+
+    /** @return how many members got their first result now */
+    long record(long couponId, Collection<Decision> decisions) {
+        if (decisions.isEmpty()) {
+            return 0;
+        }
+        List<String> args = new ArrayList<>(decisions.size() * 2);
+        for (Decision decision : decisions) {
+            args.add(decision.memberId());
+            args.add(decision.statusValue());
+        }
+        Long added = redis.execute(
+                RECORD_RESULTS,
+                List.of(CouponKeys.result(couponId), CouponKeys.done(couponId)),
+                args.toArray(Object[]::new));
+        return added == null ? 0 : added;
+    }
+}

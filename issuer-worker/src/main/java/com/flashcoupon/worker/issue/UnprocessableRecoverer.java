@@ -1,0 +1,75 @@
+package com.flashcoupon.worker.issue;
+
+import com.flashcoupon.contract.FailureReason;
+import com.flashcoupon.contract.IssueRequested;
+import java.util.List;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.kafka.listener.ConsumerAwareRecordRecoverer;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+
+/**
+ * What happens to a record the error handler gave up on. A readable one (coupon id and member id usable) first
+ * becomes a FAILED {@code UNPROCESSABLE} decision, so the member who was told "accepted" hears the end of it
+ * (DESIGN.md invariant 3): a failure row and the coupon's dead-lettered and failed counters (when the coupon exists),
+ * the Redis status and a result event. Then the record goes to the dead-letter topic.
+ *
+ * <p>A wrapper rather than a listener on the dead-letter topic: it runs on the consumer thread before the poison
+ * record's offset is committed, so a failure to record (MySQL down) throws, the record is retried and recovered again;
+ * a second consumer group on the DLT would need its own retries and could lag or lose the outcome. Every step is
+ * idempotent (INSERT IGNORE, HSETNX, one event id), so a retried recovery repeats nothing but the events.
+ */
+class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
+
+    private static final Logger log = LoggerFactory.getLogger(UnprocessableRecoverer.class);
+
+    private final DeadLetterPublishingRecoverer deadLetters;
+    private final CouponIssuer issuer;
+    private final ResultStore store;
+    private final ResultPublisher publisher;
+    private final IssueMetrics metrics;
+
+    UnprocessableRecoverer(
+            DeadLetterPublishingRecoverer deadLetters,
+            CouponIssuer issuer,
+            ResultStore store,
+            ResultPublisher publisher,
+            IssueMetrics metrics) {
+        this.deadLetters = deadLetters;
+        this.issuer = issuer;
+        this.store = store;
+        this.publisher = publisher;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public void accept(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, @Nullable Exception exception) {
+        if (record.value() instanceof IssueRequested request && RequestRules.readable(request)) {
+            Decision decision = issuer.failUnprocessable(request)
+                    .orElseGet(() -> Decision.failed(
+                            request.memberId(), FailureReason.UNPROCESSABLE, System.currentTimeMillis()));
+            store.record(request.couponId(), List.of(decision));
+            publisher.publish(List.of(decision.toResult(request)));
+        }
+        deadLetters.accept(record, consumer, exception);
+        metrics.deadLettered();
+        log.warn(
+                "Dead-lettered {}-{}@{} (key {}): {}",
+                record.topic(),
+                record.partition(),
+                record.offset(),
+                record.key(),
+                exception == null ? "no exception" : rootMessage(exception));
+    }
+
+    private static String rootMessage(Throwable failure) {
+        Throwable root = failure;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.toString();
+    }
+}

@@ -1,0 +1,75 @@
+package com.flashcoupon.worker.notify;
+
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
+import jakarta.validation.constraints.NotNull;
+import java.net.URI;
+import java.time.Duration;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * The push notifier, under {@code coupon.notify} (environment: {@code COUPON_NOTIFY_PROVIDER},
+ * {@code COUPON_NOTIFY_FCM_PROJECT_ID}, ...). With {@code provider=none} (the default, so a local stack runs without
+ * credentials) the notifier does not start at all.
+ *
+ * @param provider where pushes go: {@code none}, {@code fcm} or {@code webhook}
+ * @param concurrency consumer threads on the result topic
+ * @param claimTimeout how long a claimed, unfinished push belongs to the notifier that claimed it; after that a replay
+ *     takes it over (that notifier is taken to have died)
+ * @param requestTimeout timeout of one provider call
+ */
+@Validated
+@ConfigurationProperties("coupon.notify")
+public record NotifyProperties(
+        @DefaultValue("none") @NotNull Provider provider,
+        @DefaultValue("3") @Min(1) @Max(64) int concurrency,
+        @DefaultValue("60s") @NotNull Duration claimTimeout,
+        @DefaultValue("10s") @NotNull Duration requestTimeout,
+        @DefaultValue @Valid @NotNull Retry retry,
+        @DefaultValue @Valid @NotNull Fcm fcm,
+        @DefaultValue @Valid @NotNull Webhook webhook) {
+
+    public enum Provider {
+        NONE,
+        FCM,
+        WEBHOOK
+    }
+
+    /**
+     * Retries of one push on 429, 5xx and I/O errors.
+     *
+     * @param maxAttempts calls per push before the record is handed back to Kafka's back-off
+     * @param initialBackoff first pause, doubled per attempt up to {@code maxBackoff}
+     * @param maxRetryAfter the longest {@code Retry-After} honoured
+     */
+    public record Retry(
+            @DefaultValue("5") @Min(1) @Max(20) int maxAttempts,
+            @DefaultValue("200ms") @NotNull Duration initialBackoff,
+            @DefaultValue("10s") @NotNull Duration maxBackoff,
+            @DefaultValue("60s") @NotNull Duration maxRetryAfter) {}
+
+    /**
+     * Firebase Cloud Messaging HTTP v1.
+     *
+     * @param baseUrl the API's root (tests point it at a local server)
+     * @param projectId the Firebase project
+     * @param credentialsFile a service-account JSON file; empty: Google's application default credentials
+     */
+    public record Fcm(
+            @DefaultValue("https://fcm.googleapis.com") @NotNull
+            URI baseUrl,
+
+            String projectId,
+            String credentialsFile) {}
+
+    /**
+     * A generic JSON webhook: one POST per push.
+     *
+     * @param url where to POST
+     * @param authorization value of the {@code Authorization} header, if any
+     */
+    public record Webhook(URI url, String authorization) {}
+}

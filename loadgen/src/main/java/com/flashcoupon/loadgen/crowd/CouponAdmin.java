@@ -1,0 +1,89 @@
+package com.flashcoupon.loadgen.crowd;
+
+import com.flashcoupon.loadgen.engine.HttpCall;
+import com.flashcoupon.loadgen.engine.LoadRunner;
+import com.flashcoupon.loadgen.engine.LoadRunner.Answer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/** The operator's side of API.md: create a coupon, read its live counters. Blocking calls, one at a time. */
+final class CouponAdmin {
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
+
+    private final LoadRunner http;
+    private final JsonMapper json;
+    private final String operatorToken;
+
+    CouponAdmin(LoadRunner http, JsonMapper json, String operatorToken) {
+        this.http = http;
+        this.json = json;
+        this.operatorToken = operatorToken;
+    }
+
+    /** {@code POST /admin/v1/coupons}, open from now (whole seconds, UTC), no close; returns the new coupon's id. */
+    long create(String name, int totalQuantity, int issueRatePerSecond) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("name", name);
+        body.put("totalQuantity", totalQuantity);
+        body.put("openAt", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        body.put("closeAt", null);
+        body.put("issueRatePerSecond", issueRatePerSecond);
+        body.put("validDays", 30);
+        Answer answer = call(HttpCall.post("/admin/v1/coupons", operatorToken, json.writeValueAsString(body)));
+        JsonNode id = JsonBodies.parse(json, answer.body()).path("id");
+        if (answer.status() != 201 || !id.canConvertToLong()) {
+            throw new ApiException(
+                    "creating the coupon: expected 201 with an id, got " + answer.status() + " " + answer.body());
+        }
+        return id.longValue();
+    }
+
+    /** {@code GET /admin/v1/coupons/{id}}: the coupon's counters. */
+    CouponStats stats(long couponId) {
+        Answer answer = call(HttpCall.get("/admin/v1/coupons/" + couponId, operatorToken));
+        if (answer.status() != 200) {
+            throw new ApiException("reading coupon " + couponId + ": got " + answer.status() + " " + answer.body());
+        }
+        JsonNode stats = JsonBodies.parse(json, answer.body()).path("stats");
+        return new CouponStats(
+                stats.path("admitted").asLong(0),
+                stats.path("published").asLong(0),
+                stats.path("issued").asLong(0),
+                stats.path("failed").asLong(0),
+                stats.path("deadLettered").asLong(0));
+    }
+
+    private Answer call(HttpCall call) {
+        try {
+            return http.send(call).block(CALL_TIMEOUT);
+        } catch (RuntimeException e) {
+            throw new ApiException(call.method() + " " + call.path() + " failed: " + LoadRunner.describe(e), e);
+        }
+    }
+
+    /** A coupon's live counters, as far as {@code crowd} needs them. */
+    record CouponStats(long admitted, long published, long issued, long failed, long deadLettered) {
+
+        /** Every admitted request has a result: issued or failed. */
+        boolean drained() {
+            return issued + failed == admitted;
+        }
+    }
+
+    /** The api could not be reached or did not answer as API.md says. */
+    static final class ApiException extends RuntimeException {
+        ApiException(String message) {
+            super(message);
+        }
+
+        ApiException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package com.flashcoupon.loadgen.crowd;
+
+import com.flashcoupon.loadgen.engine.ResponseClassifier;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Classifies the answers to the crowd's issue requests and remembers, per member, what the api told them: how often
+ * 202 (newly admitted, with its {@code position}), 200 (asked before), or no answer at all.
+ */
+final class CrowdAnswers implements ResponseClassifier {
+
+    static final long NO_POSITION = -1;
+
+    private final CrowdPlan plan;
+    private final JsonMapper json;
+    private final AtomicIntegerArray accepted;
+    private final AtomicIntegerArray askedBefore;
+    private final AtomicIntegerArray unanswered;
+    private final AtomicLongArray position;
+    private final AtomicReference<Instant> firstAccepted = new AtomicReference<>();
+    private final AtomicReference<String> firstUnexpected = new AtomicReference<>();
+
+    CrowdAnswers(CrowdPlan plan, JsonMapper json) {
+        this.plan = plan;
+        this.json = json;
+        this.accepted = new AtomicIntegerArray(plan.members());
+        this.askedBefore = new AtomicIntegerArray(plan.members());
+        this.unanswered = new AtomicIntegerArray(plan.members());
+        this.position = new AtomicLongArray(plan.members());
+        for (int m = 0; m < plan.members(); m++) {
+            position.set(m, NO_POSITION);
+        }
+    }
+
+    @Override
+    public String classify(int index, int status, String body) {
+        int member = plan.memberAt(index);
+        return switch (status) {
+            case 202 -> {
+                if (firstAccepted.get() == null) {
+                    firstAccepted.compareAndSet(null, Instant.now());
+                }
+                accepted.incrementAndGet(member);
+                position.compareAndSet(member, NO_POSITION, positionIn(body));
+                yield Outcome.ACCEPTED.label;
+            }
+            case 200 -> {
+                askedBefore.incrementAndGet(member);
+                yield Outcome.ASKED_BEFORE.label;
+            }
+            case 409 -> {
+                String code = JsonBodies.text(json, body, "code");
+                yield switch (code) {
+                    case "SOLD_OUT" -> Outcome.SOLD_OUT.label;
+                    case "NOT_OPEN" -> Outcome.NOT_OPEN.label;
+                    default -> unexpected(status, body, code.isEmpty() ? "409" : "409 " + code);
+                };
+            }
+            case 429 -> Outcome.RATE_LIMITED.label;
+            case 503 -> Outcome.UNAVAILABLE.label;
+            default -> unexpected(status, body, "HTTP " + status);
+        };
+    }
+
+    @Override
+    public void failed(int index, Throwable error) {
+        unanswered.incrementAndGet(plan.memberAt(index));
+    }
+
+    private String unexpected(int status, String body, String label) {
+        if (firstUnexpected.get() == null) {
+            String excerpt = body.length() > 300 ? body.substring(0, 300) + "…" : body;
+            firstUnexpected.compareAndSet(null, status + " " + excerpt);
+        }
+        return label;
+    }
+
+    private long positionIn(String body) {
+        JsonNode node = JsonBodies.parse(json, body).path("position");
+        return node.isNumber() ? node.longValue() : NO_POSITION;
+    }
+
+    /** The first 202, as seen by this client: when issuance could begin. Null if none. */
+    Instant firstAccepted() {
+        return firstAccepted.get();
+    }
+
+    /** Status and start of the body of the first answer that was none of the expected ones, or null. */
+    String firstUnexpected() {
+        return firstUnexpected.get();
+    }
+
+    int acceptedCount(int member) {
+        return accepted.get(member);
+    }
+
+    /** Whether the api told this member they hold a place: 202, or 200 ("asked before", same position). */
+    boolean holdsPlace(int member) {
+        return accepted.get(member) > 0 || askedBefore.get(member) > 0;
+    }
+
+    boolean unanswered(int member) {
+        return unanswered.get(member) > 0;
+    }
+
+    /** The position of the member's 202, or {@link #NO_POSITION}. */
+    long position(int member) {
+        return position.get(member);
+    }
+}

@@ -1,0 +1,256 @@
+package com.flashcoupon.loadgen.crowd;
+
+import com.flashcoupon.loadgen.Flags;
+import com.flashcoupon.loadgen.crowd.CouponAdmin.ApiException;
+import com.flashcoupon.loadgen.crowd.CouponAdmin.CouponStats;
+import com.flashcoupon.loadgen.engine.HttpCall;
+import com.flashcoupon.loadgen.engine.LoadResult;
+import com.flashcoupon.loadgen.engine.LoadRunner;
+import com.flashcoupon.loadgen.engine.ProgressListener;
+import com.flashcoupon.loadgen.engine.ResponseClassifier;
+import com.flashcoupon.loadgen.jwt.JwtMinter;
+import java.io.PrintStream;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.IntStream;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code crowd}: creates a coupon, sends a flash crowd at it, waits for issuance, prints a summary and checks
+ * DESIGN.md's invariants in MySQL. Exit status 0 when every invariant held, 1 when one did not (or could not be
+ * checked), 3 when the api could not be driven at all.
+ */
+public final class CrowdCommand {
+
+    public static final int PASSED = 0;
+    public static final int FAILED = 1;
+    public static final int BROKEN = 3;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    public CrowdCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static String usage() {
+        return "crowd: create a coupon, send a flash crowd of members at it, wait for issuance, check the invariants\n"
+                + Flags.usage(CrowdSettings.OPTIONS);
+    }
+
+    public static List<Flags.Option> options() {
+        return CrowdSettings.OPTIONS;
+    }
+
+    public int run(Flags flags, Map<String, String> env) throws InterruptedException {
+        CrowdSettings settings = CrowdSettings.from(flags, env);
+        // six base-36 characters: 36^5 … 36^6-1
+        String runId = Long.toString(ThreadLocalRandom.current().nextLong(60_466_176L, 2_176_782_336L), 36);
+        err.println("crowd " + runId + ": " + settings.describe());
+
+        long mintStart = System.nanoTime();
+        JwtMinter minter = new JwtMinter(
+                settings.jwtSecret(), Clock.systemUTC(), Duration.ofHours(1).plus(settings.issuanceTimeout()));
+        String[] memberIds = IntStream.range(0, settings.members())
+                .mapToObj(m -> "demo-" + runId + "-" + (m + 1))
+                .toArray(String[]::new);
+        String[] tokens = new String[memberIds.length];
+        for (int m = 0; m < memberIds.length; m++) {
+            tokens[m] = minter.member(memberIds[m]);
+        }
+        String operatorToken = minter.operator("demo-" + runId + "-operator");
+        CrowdPlan plan = CrowdPlan.shuffled(settings.members(), settings.twice(), new Random(settings.seed()));
+        err.printf(
+                Locale.ROOT,
+                "minted %,d member tokens in %.2f s; %,d requests planned%n",
+                tokens.length,
+                (System.nanoTime() - mintStart) / 1e9,
+                plan.size());
+
+        try (LoadRunner http = new LoadRunner(settings.api(), settings.concurrency(), settings.timeout())) {
+            CouponAdmin admin = new CouponAdmin(http, json, operatorToken);
+            long couponId;
+            try {
+                couponId = admin.create("Flash crowd " + runId, settings.coupons(), settings.rate());
+            } catch (ApiException e) {
+                err.println("cannot create the coupon: " + e.getMessage());
+                err.println("is the api up at " + settings.api() + "? (bin/up starts it)");
+                return BROKEN;
+            }
+            err.printf(
+                    Locale.ROOT,
+                    "created coupon %d (%,d coupons, %,d/s)%n",
+                    couponId,
+                    settings.coupons(),
+                    settings.rate());
+
+            String issuePath = "/api/v1/coupons/" + couponId + "/issue-requests";
+            CrowdAnswers answers = new CrowdAnswers(plan, json);
+            LoadResult crowd = http.run(
+                    plan.size(),
+                    i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]),
+                    answers,
+                    new ProgressPrinter(settings.progress(), err, "crowd    "));
+
+            IssuanceWait.Result waited = new IssuanceWait(() -> admin.stats(couponId), settings.progress(), err)
+                    .await(settings.issuanceTimeout());
+
+            List<String> notes = new ArrayList<>();
+            if (answers.firstUnexpected() != null) {
+                notes.add("first unexpected answer: " + answers.firstUnexpected());
+            }
+            if (crowd.firstError() != null) {
+                notes.add("first request without an answer: " + crowd.firstError());
+            }
+            if (waited.lastError() != null) {
+                notes.add("reading the coupon's counters failed: " + waited.lastError());
+            }
+            positions(answers, plan.members(), notes);
+
+            Set<String> placed = new HashSet<>();
+            Set<String> unanswered = new HashSet<>();
+            long acceptedTwice = 0;
+            for (int m = 0; m < plan.members(); m++) {
+                if (answers.holdsPlace(m)) {
+                    placed.add(memberIds[m]);
+                } else if (answers.unanswered(m)) {
+                    unanswered.add(memberIds[m]);
+                }
+                if (answers.acceptedCount(m) > 1) {
+                    acceptedTwice++;
+                }
+            }
+
+            WalletSnapshot db = null;
+            try {
+                db = WalletSnapshot.load(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), couponId);
+            } catch (SQLException e) {
+                notes.add("invariants not checked: cannot read " + settings.dbUrl() + ": "
+                        + e.getMessage().lines().findFirst().orElse(""));
+            }
+            List<Check> checks = new ArrayList<>();
+            CrowdReport.Issuance issuance = issuance(waited, answers.firstAccepted(), db);
+            if (db != null) {
+                Set<String> failed = db.failures().keySet();
+                long failedTold = toldFailed(http, issuePath, failed, placed, memberIds, tokens, notes);
+                checks.add(Invariants.walletsWithinStock(
+                        db.walletMembers().size(),
+                        db.totalQuantity(),
+                        placed.size(),
+                        failed.stream().filter(placed::contains).count(),
+                        unanswered.size()));
+                long admitted = Math.max(placed.size(), issuance.admitted());
+                if (plan.members() > db.totalQuantity() && admitted < db.totalQuantity()) {
+                    notes.add(String.format(
+                            Locale.ROOT,
+                            "the crowd outnumbered the stock, yet only %,d of %,d coupons were admitted",
+                            admitted,
+                            db.totalQuantity()));
+                }
+                checks.add(Invariants.oneWalletPerMember(db.membersWithSeveralWallets(), acceptedTwice));
+                checks.add(Invariants.everyAdmissionEnds(placed, db.walletMembers(), failed, failedTold));
+                checks.add(Invariants.nothingWithoutAdmission(placed, db.walletMembers(), failed, unanswered));
+                checks.add(Invariants.issuanceFollowsAdmission(db.requestSeqs(), settings.batchBound()));
+            }
+            CrowdReport report = new CrowdReport(
+                    runId,
+                    couponId,
+                    settings.coupons(),
+                    settings.rate(),
+                    plan.members(),
+                    plan.askingTwice(),
+                    settings.concurrency(),
+                    crowd,
+                    issuance,
+                    checks,
+                    notes);
+            out.print(Summary.format(report));
+            out.flush();
+            return report.passed() ? PASSED : FAILED;
+        }
+    }
+
+    /**
+     * The time from the first 202 to the last wallet row: from the wallet rows' {@code issued_at} (UTC) when they look
+     * sane, else from when the poll saw issuance finished.
+     */
+    private static CrowdReport.Issuance issuance(IssuanceWait.Result waited, Instant firstAccepted, WalletSnapshot db) {
+        CouponStats stats = waited.last();
+        long admitted = stats == null ? 0 : stats.admitted();
+        long wallets = db != null ? db.walletMembers().size() : stats == null ? 0 : stats.issued();
+        long failed = db != null ? db.failures().size() : stats == null ? 0 : stats.failed();
+        Duration took = null;
+        String how = "unknown";
+        if (firstAccepted != null) {
+            Duration polled = Duration.between(firstAccepted, waited.at());
+            if (db != null && db.lastIssuedAt() != null) {
+                Duration fromRows =
+                        Duration.between(firstAccepted, db.lastIssuedAt().toInstant(ZoneOffset.UTC));
+                if (!fromRows.isNegative() && fromRows.compareTo(polled.plusSeconds(5)) <= 0) {
+                    took = fromRows;
+                    how = "wallet issued_at";
+                }
+            }
+            if (took == null && waited.drained()) {
+                took = polled;
+                how = "as polled, within 250 ms";
+            }
+        }
+        return new CrowdReport.Issuance(waited.drained(), admitted, wallets, failed, took, how);
+    }
+
+    /** Asks each admitted member with a FAILED result for their status; counts those told FAILED. */
+    private long toldFailed(
+            LoadRunner http,
+            String issuePath,
+            Set<String> failed,
+            Set<String> placed,
+            String[] memberIds,
+            String[] tokens,
+            List<String> notes) {
+        int[] members = IntStream.range(0, memberIds.length)
+                .filter(m -> failed.contains(memberIds[m]) && placed.contains(memberIds[m]))
+                .toArray();
+        if (members.length == 0) {
+            return 0;
+        }
+        ResponseClassifier status = (index, code, body) -> code + " " + JsonBodies.text(json, body, "status");
+        LoadResult asked = http.run(
+                members.length,
+                i -> HttpCall.get(issuePath + "/me", tokens[members[i]]),
+                status,
+                ProgressListener.NONE);
+        if (asked.count("200 FAILED") != members.length) {
+            notes.add("status of FAILED members: " + asked.outcomes());
+        }
+        return asked.count("200 FAILED");
+    }
+
+    private static void positions(CrowdAnswers answers, int members, List<String> notes) {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (int m = 0; m < members; m++) {
+            long position = answers.position(m);
+            if (position != CrowdAnswers.NO_POSITION) {
+                min = Math.min(min, position);
+                max = Math.max(max, position);
+            }
+        }
+        if (min <= max) {
+            notes.add(String.format(Locale.ROOT, "positions answered with 202: %,d … %,d", min, max));
+        }
+    }
+}

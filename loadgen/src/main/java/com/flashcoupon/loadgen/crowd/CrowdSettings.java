@@ -1,0 +1,108 @@
+package com.flashcoupon.loadgen.crowd;
+
+import com.flashcoupon.loadgen.Flags;
+import com.flashcoupon.loadgen.Flags.Option;
+import com.flashcoupon.loadgen.UsageException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/** What {@code crowd} does: from flags, else environment variables, else the defaults below. */
+record CrowdSettings(
+        String api,
+        int members,
+        int coupons,
+        double twice,
+        int concurrency,
+        int rate,
+        int batchBound,
+        Duration issuanceTimeout,
+        Duration timeout,
+        long seed,
+        ProgressMode progress,
+        String jwtSecret,
+        String dbUrl,
+        String dbUser,
+        String dbPassword) {
+
+    static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
+
+    static final List<Option> OPTIONS = List.of(
+            new Option(
+                    "api", "COUPON_API_URL", "base URL of the api (default http://127.0.0.1:$COUPON_API_PORT, 8080)"),
+            new Option("members", "CROWD_MEMBERS", "distinct members in the crowd (default 20000)"),
+            new Option("coupons", "CROWD_COUPONS", "total quantity of the coupon created (default 5000)"),
+            new Option("twice", "CROWD_TWICE", "fraction of members who ask a second time (default 0.333)"),
+            new Option("concurrency", "CROWD_CONCURRENCY", "requests in flight and connections (default 256)"),
+            new Option("rate", "CROWD_RATE", "issueRatePerSecond of the coupon created (default 2000)"),
+            new Option(
+                    "batch-bound",
+                    "COUPON_DRAIN_MAX_BATCH",
+                    "order check: reordering allowed, the api's drain batch (default 1000)"),
+            new Option("wait", "CROWD_WAIT", "how long to wait for issuance to finish (default 10m)"),
+            new Option("timeout", "CROWD_TIMEOUT", "response time-out of one request (default 30s)"),
+            new Option("seed", "CROWD_SEED", "seed of the shuffle (default random)"),
+            new Option("progress", "CROWD_PROGRESS", "auto, bar, lines or off (default auto: bar on a terminal)"),
+            new Option("jwt-secret", "COUPON_JWT_SECRET", "HS256 secret shared with the api (default: the local one)"),
+            new Option("db-url", "COUPON_DB_URL", "JDBC URL (default jdbc:mysql://127.0.0.1:3306/coupon)"),
+            new Option("db-user", "COUPON_DB_USER", "database user (default coupon)"),
+            new Option("db-password", "COUPON_DB_PASSWORD", "database password (default coupon)"));
+
+    static CrowdSettings from(Flags flags, Map<String, String> env) {
+        String port = env.getOrDefault("COUPON_API_PORT", "8080");
+        String api = flags.string("api", "http://127.0.0.1:" + (port.isBlank() ? "8080" : port.strip()));
+        if (!api.matches("https?://[^/]+/?")) {
+            throw new UsageException(
+                    "--api must be a scheme, host and port such as http://127.0.0.1:8080, was: " + api);
+        }
+        String secret = flags.string("jwt-secret", DEFAULT_JWT_SECRET);
+        if (secret.getBytes(java.nio.charset.StandardCharsets.UTF_8).length < 32) {
+            throw new UsageException("the JWT secret (COUPON_JWT_SECRET) must be at least 32 bytes");
+        }
+        String seed =
+                flags.string("seed", Long.toString(ThreadLocalRandom.current().nextLong()));
+        long parsedSeed;
+        try {
+            parsedSeed = Long.parseLong(seed);
+        } catch (NumberFormatException e) {
+            throw new UsageException("--seed must be a whole number, was: " + seed);
+        }
+        return new CrowdSettings(
+                api.endsWith("/") ? api.substring(0, api.length() - 1) : api,
+                flags.integer("members", 20_000, 1, 10_000_000),
+                flags.integer("coupons", 5_000, 1, 10_000_000),
+                flags.decimal("twice", 0.333, 0, 1),
+                flags.integer("concurrency", 256, 1, 100_000),
+                flags.integer("rate", 2_000, 1, 100_000),
+                flags.integer("batch-bound", 1_000, 0, Integer.MAX_VALUE),
+                flags.duration("wait", Duration.ofMinutes(10)),
+                flags.duration("timeout", Duration.ofSeconds(30)),
+                parsedSeed,
+                ProgressMode.parse(flags.string("progress", "auto")),
+                secret,
+                flags.string("db-url", "jdbc:mysql://127.0.0.1:3306/coupon"),
+                flags.string("db-user", "coupon"),
+                flags.string("db-password", "coupon"));
+    }
+
+    /** The settings worth echoing before a run; leaves out the secret and the password. */
+    String describe() {
+        return String.format(
+                Locale.ROOT,
+                "api %s, %,d members (%.1f%% asking twice), %,d coupons at %,d/s, concurrency %d, seed %d",
+                api,
+                members,
+                twice * 100,
+                coupons,
+                rate,
+                concurrency,
+                seed);
+    }
+
+    @Override
+    public String toString() {
+        return describe();
+    }
+}

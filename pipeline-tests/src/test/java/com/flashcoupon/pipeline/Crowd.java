@@ -1,0 +1,68 @@
+package com.flashcoupon.pipeline;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+import reactor.core.publisher.Flux;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+/** Many members asking for one coupon at once, over real HTTP, with pre-signed tokens. */
+final class Crowd {
+
+    /** One answer: who asked and the status code they got. */
+    record Answer(String memberId, int status) {}
+
+    private Crowd() {}
+
+    /**
+     * Every member asks once and {@code twice} of them a second time, all shuffled together, {@code concurrency} in
+     * flight.
+     */
+    static List<Answer> ask(String apiUrl, long couponId, List<String> members, int twice, int concurrency) {
+        List<String> requests = new ArrayList<>(members);
+        requests.addAll(members.subList(0, twice));
+        Collections.shuffle(requests, new Random(couponId));
+        Map<String, String> tokens = new ConcurrentHashMap<>();
+        members.forEach(member -> tokens.put(member, Stack.token(member, List.of())));
+
+        ConnectionProvider pool = ConnectionProvider.builder("crowd")
+                .maxConnections(concurrency)
+                .pendingAcquireMaxCount(-1)
+                .build();
+        try {
+            HttpClient client = HttpClient.create(pool).baseUrl(apiUrl).responseTimeout(Duration.ofSeconds(30));
+            return Flux.fromIterable(requests)
+                    .flatMap(
+                            member -> client.headers(h -> h.set("Authorization", "Bearer " + tokens.get(member)))
+                                    .post()
+                                    .uri("/api/v1/coupons/" + couponId + "/issue-requests")
+                                    .responseSingle((response, body) -> body.asString()
+                                            .defaultIfEmpty("")
+                                            .map(text -> new Answer(
+                                                    member, response.status().code()))),
+                            concurrency)
+                    .collectList()
+                    .block(Duration.ofMinutes(3));
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    static Map<Integer, Long> countByStatus(List<Answer> answers) {
+        return answers.stream().collect(Collectors.groupingBy(Answer::status, Collectors.counting()));
+    }
+
+    static List<String> members(String prefix, int count) {
+        List<String> members = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            members.add(prefix + "-" + i);
+        }
+        return members;
+    }
+}

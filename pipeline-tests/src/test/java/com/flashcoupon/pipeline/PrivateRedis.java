@@ -1,0 +1,83 @@
+package com.flashcoupon.pipeline;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A Redis server of the test's own, so that it can be killed and started again without touching the machine's: the
+ * same {@code redis-server} binary, on a free port, with AOF and {@code appendfsync always} as the shipped configs
+ * have it, so that an accepted request survives the kill.
+ */
+final class PrivateRedis implements AutoCloseable {
+
+    private final Path dir;
+    private final int port;
+    private Process process;
+
+    PrivateRedis() throws IOException {
+        this.dir = Files.createTempDirectory("flash-coupon-redis");
+        try (var socket = new ServerSocket(0)) {
+            this.port = socket.getLocalPort();
+        }
+        start();
+    }
+
+    String url() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    void start() throws IOException {
+        process = new ProcessBuilder(List.of(
+                        "redis-server",
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        "127.0.0.1",
+                        "--dir",
+                        dir.toString(),
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "yes",
+                        "--appendfsync",
+                        "always"))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("redis.log").toFile())
+                .start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline) {
+            try (var socket = new Socket("127.0.0.1", port)) {
+                return;
+            } catch (IOException notYet) {
+                sleep();
+            }
+        }
+        throw new IllegalStateException("redis-server did not start on port " + port);
+    }
+
+    /** As a crash: no shutdown, no last save; what AOF has is what survives. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            kill();
+        }
+    }
+
+    private static void sleep() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

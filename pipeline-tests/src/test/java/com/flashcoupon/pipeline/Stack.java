@@ -1,0 +1,208 @@
+package com.flashcoupon.pipeline;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.drain.PublishHook;
+import com.flashcoupon.contract.Topics;
+import com.flashcoupon.db.TestDatabase;
+import com.flashcoupon.worker.IssuerWorkerApplication;
+import com.nimbusds.jose.JWSAlgorithm;
+import com.nimbusds.jose.JWSHeader;
+import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * The whole local stack in one JVM: an in-process KRaft broker, a throw-away database on the real MySQL-compatible
+ * server, Redis database 11 ({@code COUPON_TEST_PIPELINE_REDIS_URL}, flushed at start), the api and the issuer worker
+ * as their own Spring applications. The worker can be stopped and started again; the api carries a hook that injects
+ * a crash after Kafka acknowledged a batch and before the cursor moves.
+ */
+final class Stack implements AutoCloseable {
+
+    static final String JWT_SECRET = "pipeline-test-secret-0123456789-0123456789";
+    static final String REDIS_URL = env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11");
+    static final Set<Long> CRASH_ONCE = ConcurrentHashMap.newKeySet();
+
+    final EmbeddedKafkaKraftBroker kafka;
+    final TestDatabase database;
+    final JdbcClient jdbc;
+    final StringRedisTemplate redis;
+    final ConfigurableApplicationContext api;
+    private final Map<String, Object> workerSettings;
+    ConfigurableApplicationContext worker;
+
+    Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides) {
+        kafka = new EmbeddedKafkaKraftBroker(1, 3, Topics.ISSUE_REQUESTED, Topics.ISSUE_RESULT);
+        kafka.afterPropertiesSet();
+        database = TestDatabase.create();
+        DataSource dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
+        jdbc = JdbcClient.create(dataSource);
+        redis = redisTemplate();
+        redis.execute((RedisCallback<Object>) connection -> {
+            connection.serverCommands().flushDb();
+            return null;
+        });
+
+        Map<String, Object> common = new HashMap<>(database.springProperties());
+        common.put("spring.data.redis.url", REDIS_URL);
+        common.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        common.put("server.port", "0");
+
+        workerSettings = new HashMap<>(common);
+        workerSettings.put("spring.main.web-application-type", "servlet");
+        workerSettings.putAll(workerOverrides);
+        startWorker();
+
+        Map<String, Object> apiSettings = new HashMap<>(common);
+        apiSettings.putAll(ApiApplication.DEFAULTS);
+        apiSettings.put("coupon.jwt.secret", JWT_SECRET);
+        apiSettings.put("coupon.ratelimit.member-per-second", "0");
+        apiSettings.put("coupon.ratelimit.address-per-second", "0");
+        apiSettings.putAll(apiOverrides);
+        api = new SpringApplicationBuilder(ApiApplication.class, CrashHook.class).run(arguments(apiSettings));
+    }
+
+    void startWorker() {
+        worker = new SpringApplicationBuilder(IssuerWorkerApplication.class).run(arguments(workerSettings));
+    }
+
+    /** Creates an event open since five seconds ago, through the admin API; returns its id. */
+    long createCoupon(String name, int quantity, int ratePerSecond) {
+        Map<?, ?> body = org.springframework.test.web.reactive.server.WebTestClient.bindToServer()
+                .baseUrl(apiUrl())
+                .responseTimeout(java.time.Duration.ofSeconds(30))
+                .build()
+                .post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
+                .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of(
+                        "name",
+                        name + " " + quantity,
+                        "totalQuantity",
+                        quantity,
+                        "openAt",
+                        Instant.now()
+                                .minusSeconds(5)
+                                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                                .toString(),
+                        "issueRatePerSecond",
+                        ratePerSecond,
+                        "validDays",
+                        7))
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        return ((Number) body.get("id")).longValue();
+    }
+
+    long walletCount(long couponId) {
+        return count("SELECT COUNT(*) FROM coupon_wallet WHERE coupon_id = ?", couponId);
+    }
+
+    long failureCount(long couponId) {
+        return count("SELECT COUNT(*) FROM coupon_issue_failure WHERE coupon_id = ?", couponId);
+    }
+
+    long issuedCount(long couponId) {
+        return count("SELECT issued_count FROM coupon WHERE id = ?", couponId);
+    }
+
+    private long count(String sql, long couponId) {
+        return jdbc.sql(sql).param(couponId).query(Long.class).single();
+    }
+
+    /** As command-line arguments, so they win over each app's own configuration file. */
+    private static String[] arguments(Map<String, Object> settings) {
+        return settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toArray(String[]::new);
+    }
+
+    void stopWorker() {
+        worker.close();
+    }
+
+    String apiUrl() {
+        return "http://127.0.0.1:"
+                + ((WebServerApplicationContext) api).getWebServer().getPort();
+    }
+
+    @Override
+    public void close() {
+        api.close();
+        if (worker.isActive()) {
+            worker.close();
+        }
+        kafka.destroy();
+        database.close();
+    }
+
+    static String token(String subject, List<String> roles) {
+        try {
+            var claims = new JWTClaimsSet.Builder()
+                    .subject(subject)
+                    .claim("roles", roles)
+                    .expirationTime(Date.from(Instant.now().plusSeconds(3600)))
+                    .build();
+            var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
+            jwt.sign(new MACSigner(JWT_SECRET.getBytes(StandardCharsets.UTF_8)));
+            return jwt.serialize();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+
+    private static StringRedisTemplate redisTemplate() {
+        var uri = java.net.URI.create(REDIS_URL);
+        var config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
+        config.setDatabase(Integer.parseInt(uri.getPath().substring(1)));
+        var factory = new LettuceConnectionFactory(config);
+        factory.afterPropertiesSet();
+        factory.start();
+        return new StringRedisTemplate(factory);
+    }
+
+    /** Crashes the drainer once, after Kafka acknowledged a batch of an armed coupon and before its cursor moves. */
+    @Configuration(proxyBeanMethods = false)
+    static class CrashHook {
+
+        @Bean
+        PublishHook crashOnce() {
+            return (couponId, fromCursor, count) -> {
+                if (CRASH_ONCE.remove(couponId)) {
+                    throw new IllegalStateException("injected crash after publishing " + count);
+                }
+            };
+        }
+    }
+}
