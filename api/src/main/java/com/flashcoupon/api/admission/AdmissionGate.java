@@ -2,6 +2,8 @@ package com.flashcoupon.api.admission;
 
 import com.flashcoupon.contract.CouponKeys;
 import java.time.Clock;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -32,8 +34,11 @@ class AdmissionGate {
     /** Sold-out queues larger than this are not held in memory; their refusals keep asking Redis. */
     static final int MAX_MEMBERS_HELD = 500_000;
 
+    /** A refusal not renewed for this long (nobody asked Redis about the coupon) is forgotten, its queue too. */
+    static final long IDLE_MILLIS = 60_000;
+
     /** Marks a sold-out queue being loaded: until it is here, Redis keeps deciding. */
-    private static final Set<String> LOADING = java.util.Collections.unmodifiableSet(new java.util.HashSet<>());
+    private static final Set<String> LOADING = Collections.unmodifiableSet(new HashSet<>());
 
     private record Known(Admission.Outcome outcome, long openAt, long until) {}
 
@@ -73,9 +78,9 @@ class AdmissionGate {
     /** Remembers what Redis answered, when it is a refusal. */
     void learn(long couponId, Admission admission) {
         Admission.Outcome outcome = admission.outcome();
-        // SOLD_OUT is not answered locally (yet): with the sold-out queue loaded from Redis, crowds in the pipeline
-        // tests saw an occasional request never answered; until that is understood, Redis decides sold-out answers.
-        if (outcome != Admission.Outcome.NOT_OPEN_YET && outcome != Admission.Outcome.CLOSED) {
+        if (outcome != Admission.Outcome.NOT_OPEN_YET
+                && outcome != Admission.Outcome.CLOSED
+                && outcome != Admission.Outcome.SOLD_OUT) {
             return;
         }
         known.put(couponId, new Known(outcome, admission.sequence(), clock.millis() + VALID_MILLIS));
@@ -110,9 +115,22 @@ class AdmissionGate {
                         error -> soldOutQueues.remove(couponId));
     }
 
-    /** Local sold-out refusals still show in the coupon's {@code rejectedSoldOut} counter, a second late at most. */
+    /**
+     * Local sold-out refusals still show in the coupon's {@code rejectedSoldOut} counter, a second late at most; what
+     * is known of a coupon nobody asked about for {@link #IDLE_MILLIS} is dropped, so the members of past events are
+     * not held for the life of the process.
+     */
     @Scheduled(fixedDelay = 1_000)
     void flushRefusalCounts() {
+        long now = clock.millis();
+        known.forEach((couponId, refusal) -> {
+            if (now >= refusal.until() + IDLE_MILLIS) {
+                known.remove(couponId, refusal);
+                if (soldOutQueues.get(couponId) != LOADING) {
+                    soldOutQueues.remove(couponId);
+                }
+            }
+        });
         soldOutRefusals.forEach((couponId, adder) -> {
             long count = adder.sumThenReset();
             if (count > 0) {

@@ -1,11 +1,13 @@
 package com.flashcoupon.api.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
@@ -69,5 +71,59 @@ class CheapRefusalTest extends ApiTestBase {
                 .jsonPath("$.code")
                 .isEqualTo("NOT_OPEN");
         requestCoupon(id, "after-close-2").expectStatus().isEqualTo(409);
+    }
+
+    @Test
+    void shouldRefuseLocallyWhenSoldOutButStillAnswer200ToAnAdmittedMember() {
+        long id = createCoupon(2, 5);
+        requestCoupon(id, "first").expectStatus().isAccepted();
+        requestCoupon(id, "second").expectStatus().isAccepted();
+        requestCoupon(id, "late-0")
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("SOLD_OUT");
+
+        // The queue is loaded in the background after the first sold-out answer; until then Redis keeps answering.
+        double before = localRefusals();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            requestCoupon(id, "late-" + System.nanoTime()).expectStatus().isEqualTo(409);
+            assertThat(localRefusals()).isGreaterThan(before);
+        });
+        for (int i = 1; i <= 10; i++) {
+            requestCoupon(id, "late-" + i)
+                    .expectStatus()
+                    .isEqualTo(409)
+                    .expectBody()
+                    .jsonPath("$.code")
+                    .isEqualTo("SOLD_OUT");
+        }
+        requestCoupon(id, "first")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(1);
+        requestCoupon(id, "second").expectStatus().isOk();
+        assertThat(localRefusals() - before).isGreaterThanOrEqualTo(10);
+
+        // Every refusal, local or not, shows in the operator's counter within about a second.
+        long refused = (long) (localRefusals() - before) + 1;
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(rejectedSoldOut(id)).isGreaterThanOrEqualTo(refused));
+    }
+
+    private long rejectedSoldOut(long couponId) {
+        Map<?, ?> view = client().get()
+                .uri("/admin/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        return ((Number) ((Map<?, ?>) view.get("stats")).get("rejectedSoldOut")).longValue();
     }
 }
