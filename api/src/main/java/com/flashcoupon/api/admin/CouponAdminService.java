@@ -50,7 +50,10 @@ class CouponAdminService {
                 request.issueRatePerSecond(),
                 request.validDaysOrDefault());
         return blocking.call(() -> coupons.insert(coupon))
-                .doOnNext(id -> log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name()))
+                .<Long>handle((id, sink) -> {
+                    log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name());
+                    sink.next(id);
+                })
                 .flatMap(this::remirror);
     }
 
@@ -79,13 +82,21 @@ class CouponAdminService {
                         }
                     });
                 })
-                .doOnSuccess(done -> log.info("coupon {} changed: {}", id, request))
+                .thenReturn(id)
+                .<Long>handle((changed, sink) -> {
+                    log.info("coupon {} changed: {}", changed, request);
+                    sink.next(changed);
+                })
                 .then(remirror(id));
     }
 
     Mono<AdminCouponView> close(long id) {
         return find(id).flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
-                .doOnSuccess(done -> log.info("coupon {} closed by an operator", id))
+                .thenReturn(id)
+                .<Long>handle((closed, sink) -> {
+                    log.info("coupon {} closed by an operator", closed);
+                    sink.next(closed);
+                })
                 .then(remirror(id));
     }
 

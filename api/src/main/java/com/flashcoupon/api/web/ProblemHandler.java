@@ -1,5 +1,6 @@
 package com.flashcoupon.api.web;
 
+import com.flashcoupon.api.ops.RequestIdFilter;
 import jakarta.validation.ConstraintViolationException;
 import java.util.Comparator;
 import java.util.List;
@@ -32,9 +33,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     private static final Logger log = LoggerFactory.getLogger(ProblemHandler.class);
 
     @ExceptionHandler(ApiException.class)
-    ResponseEntity<ProblemDetail> handleApi(ApiException e) {
+    ResponseEntity<ProblemDetail> handleApi(ApiException e, ServerWebExchange exchange) {
         if (e.code() == ErrorCode.UNAVAILABLE) {
-            log.warn("answered 503: {}", e.getMessage());
+            try (var scope = RequestIdFilter.logScope(exchange)) {
+                log.warn("answered 503: {}", e.getMessage());
+            }
         }
         return ResponseEntity.status(e.code().status()).body(Problems.of(e.code(), e.getMessage()));
     }
@@ -50,7 +53,13 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     @ExceptionHandler(Exception.class)
-    ResponseEntity<ProblemDetail> handleUnexpected(Exception e) {
+    ResponseEntity<ProblemDetail> handleUnexpected(Exception e, ServerWebExchange exchange) {
+        try (var scope = RequestIdFilter.logScope(exchange)) {
+            return unexpected(e);
+        }
+    }
+
+    private static ResponseEntity<ProblemDetail> unexpected(Exception e) {
         if (BackendFailures.isBackendDown(e)) {
             log.warn("a backing service is down: {}", e.toString());
             return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
