@@ -1,0 +1,85 @@
+package com.flashcoupon.api.ratelimit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.TestEnvironment;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** {@code scripts/ratelimit.lua} on the real Redis: bursts, refusals that charge nothing, scopes, limits turned off. */
+class RateLimitScriptTest {
+
+    private static final StringRedisTemplate REDIS = TestEnvironment.redis();
+
+    private String member;
+    private String address;
+
+    @BeforeEach
+    void freshKeys() {
+        long unique = System.nanoTime();
+        member = "rl:m:script-test-" + unique;
+        address = "rl:a:script-test-" + unique;
+    }
+
+    private RateLimits.Verdict ask(int memberPerSecond, int addressPerSecond) {
+        List<?> reply = REDIS.execute(
+                RateLimits.SCRIPT,
+                List.of(member, address),
+                Integer.toString(memberPerSecond),
+                Long.toString(RateLimits.burst(memberPerSecond)),
+                Integer.toString(addressPerSecond),
+                Long.toString(RateLimits.burst(addressPerSecond)));
+        return RateLimits.verdict(reply);
+    }
+
+    @Test
+    void shouldAllowABurstOfTwoSecondsWorthThenRefuseTheMemberWithAWait() {
+        for (int i = 0; i < 4; i++) {
+            assertThat(ask(2, 0).allowed()).as("request %d of the burst", i + 1).isTrue();
+        }
+        RateLimits.Verdict refused = ask(2, 0);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.scope()).isEqualTo("member");
+        assertThat(refused.retryAfterSeconds()).isEqualTo(1);
+        assertThat(REDIS.getExpire(member))
+                .as("the key expires once the bucket is full again")
+                .isBetween(1L, 3L);
+        assertThat(REDIS.hasKey(address)).as("a limit that is off keeps no key").isFalse();
+    }
+
+    @Test
+    void shouldChargeNothingWhenRefused() throws InterruptedException {
+        for (int i = 0; i < 2; i++) {
+            assertThat(ask(1, 0).allowed()).isTrue();
+        }
+        String charged = REDIS.opsForValue().get(member);
+        for (int i = 0; i < 5; i++) {
+            assertThat(ask(1, 0).allowed()).isFalse();
+        }
+        assertThat(REDIS.opsForValue().get(member)).isEqualTo(charged);
+        Thread.sleep(1_100);
+        assertThat(ask(1, 0).allowed()).as("one refilled in a second").isTrue();
+    }
+
+    @Test
+    void shouldRefuseByAddressWhenTheMemberStillHasRoomAndChargeNeither() {
+        assertThat(ask(100, 1).allowed()).isTrue();
+        assertThat(ask(100, 1).allowed()).isTrue();
+        String memberCharge = REDIS.opsForValue().get(member);
+
+        RateLimits.Verdict refused = ask(100, 1);
+        assertThat(refused.scope()).isEqualTo("address");
+        assertThat(refused.retryAfterSeconds()).isEqualTo(1);
+        assertThat(REDIS.opsForValue().get(member)).isEqualTo(memberCharge);
+    }
+
+    @Test
+    void shouldNeverRefuseWhenBothLimitsAreOff() {
+        for (int i = 0; i < 50; i++) {
+            assertThat(ask(0, 0).allowed()).isTrue();
+        }
+        assertThat(REDIS.hasKey(member)).isFalse();
+    }
+}
