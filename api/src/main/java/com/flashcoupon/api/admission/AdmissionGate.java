@@ -40,6 +40,9 @@ class AdmissionGate {
     /** Marks a sold-out queue being loaded: until it is here, Redis keeps deciding. */
     private static final Set<String> LOADING = Collections.unmodifiableSet(new HashSet<>());
 
+    /** Marks a sold-out queue over {@link #MAX_MEMBERS_HELD}: not loaded (nor asked about again), Redis decides. */
+    private static final Set<String> TOO_BIG = Collections.unmodifiableSet(new HashSet<>());
+
     private record Known(Admission.Outcome outcome, long openAt, long until) {}
 
     private final Map<Long, Known> known = new ConcurrentHashMap<>();
@@ -65,7 +68,7 @@ class AdmissionGate {
             case CLOSED -> Optional.of(refusal.outcome());
             case SOLD_OUT -> {
                 Set<String> queue = soldOutQueues.get(couponId);
-                if (queue == null || queue == LOADING || queue.contains(memberId)) {
+                if (queue == null || queue == LOADING || queue == TOO_BIG || queue.contains(memberId)) {
                     yield Optional.empty();
                 }
                 soldOutRefusals.computeIfAbsent(couponId, id -> new LongAdder()).increment();
@@ -75,9 +78,19 @@ class AdmissionGate {
         };
     }
 
-    /** Remembers what Redis answered, when it is a refusal. */
+    /**
+     * Remembers what Redis answered, when it is a refusal. A new admission (or a coupon Redis had lost) means the queue
+     * can grow again, after a Redis restored from MySQL with stock left: what this instance holds of it is dropped.
+     */
     void learn(long couponId, Admission admission) {
         Admission.Outcome outcome = admission.outcome();
+        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.MIRROR_MISSING) {
+            if (soldOutQueues.remove(couponId) != null) {
+                known.computeIfPresent(
+                        couponId, (id, refusal) -> refusal.outcome() == Admission.Outcome.SOLD_OUT ? null : refusal);
+            }
+            return;
+        }
         if (outcome != Admission.Outcome.NOT_OPEN_YET
                 && outcome != Admission.Outcome.CLOSED
                 && outcome != Admission.Outcome.SOLD_OUT) {
@@ -96,23 +109,27 @@ class AdmissionGate {
         String queue = CouponKeys.queue(couponId);
         redis.opsForZSet()
                 .size(queue)
-                .flatMapMany(size -> size > MAX_MEMBERS_HELD
-                        ? Flux.empty()
-                        : redis.opsForZSet().range(queue, Range.unbounded()))
+                .flatMapMany(size -> {
+                    if (size > MAX_MEMBERS_HELD) {
+                        soldOutQueues.replace(couponId, LOADING, TOO_BIG);
+                        return Flux.empty();
+                    }
+                    return redis.opsForZSet().range(queue, Range.unbounded());
+                })
                 .collect(() -> ConcurrentHashMap.<String>newKeySet(), Set::add)
                 .subscribe(
                         members -> {
+                            // only if still loading: a new admission meanwhile dropped the marker, this set is stale
                             if (members.isEmpty()) {
-                                soldOutQueues.remove(couponId);
-                            } else {
-                                soldOutQueues.put(couponId, Set.copyOf(members));
+                                soldOutQueues.remove(couponId, LOADING);
+                            } else if (soldOutQueues.replace(couponId, LOADING, Set.copyOf(members))) {
                                 log.info(
                                         "coupon {} is sold out: {} admitted members held to refuse others locally",
                                         couponId,
                                         members.size());
                             }
                         },
-                        error -> soldOutQueues.remove(couponId));
+                        error -> soldOutQueues.remove(couponId, LOADING));
     }
 
     /**
@@ -124,11 +141,10 @@ class AdmissionGate {
     void flushRefusalCounts() {
         long now = clock.millis();
         known.forEach((couponId, refusal) -> {
-            if (now >= refusal.until() + IDLE_MILLIS) {
-                known.remove(couponId, refusal);
-                if (soldOutQueues.get(couponId) != LOADING) {
-                    soldOutQueues.remove(couponId);
-                }
+            if (now >= refusal.until() + IDLE_MILLIS && known.remove(couponId, refusal)) {
+                soldOutQueues.computeIfPresent(couponId, (id, queue) -> queue == LOADING ? queue : null);
+                // nothing refuses locally without a known refusal, so a zero count stays zero
+                soldOutRefusals.computeIfPresent(couponId, (id, adder) -> adder.sum() == 0 ? null : adder);
             }
         });
         soldOutRefusals.forEach((couponId, adder) -> {

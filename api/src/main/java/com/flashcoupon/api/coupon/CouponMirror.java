@@ -51,13 +51,15 @@ public class CouponMirror {
                 Long.toString(base));
         return redis.execute(MIRROR, keys, args)
                 .next()
-                .doOnNext(existed -> {
+                // handle(), not doOnNext(): it restores the request id into the logging MDC (RequestIdFilter)
+                .<Long>handle((existed, sink) -> {
                     if (existed == 0L && base > 0) {
                         log.error(
                                 "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
                                 id,
                                 base);
                     }
+                    sink.next(existed);
                 })
                 .then(redis.opsForSet().add(CouponKeys.DRAIN_INDEX, Long.toString(id)))
                 .then();

@@ -1,0 +1,110 @@
+package com.flashcoupon.api.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/** The gate's sold-out memory against a queue in the real Redis: loaded once, dropped when the queue can grow again. */
+class AdmissionGateTest {
+
+    private static final StringRedisTemplate REDIS = TestEnvironment.redis();
+    private static final Admission SOLD_OUT = new Admission(Admission.Outcome.SOLD_OUT, 0, 0, 0);
+    private static final Admission ADMITTED = new Admission(Admission.Outcome.ADMITTED, 3, 0, 0);
+
+    private Instant now = Instant.parse("2026-11-22T08:00:00Z");
+    private final Clock clock = new Clock() {
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    };
+
+    private final AdmissionGate gate = new AdmissionGate(
+            new ReactiveStringRedisTemplate((LettuceConnectionFactory) REDIS.getConnectionFactory()), clock);
+    private long couponId;
+
+    @BeforeEach
+    void soldOutQueue() {
+        couponId = ThreadLocalRandom.current().nextLong(1_000_000_000L, 2_000_000_000L);
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), "first", 1);
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), "second", 2);
+    }
+
+    private Optional<Admission.Outcome> refusal(String member) {
+        return gate.localRefusal(couponId, member);
+    }
+
+    private void learnSoldOutAndWaitForTheQueue() {
+        gate.learn(couponId, SOLD_OUT);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> refusal("someone-else").isPresent());
+    }
+
+    @Test
+    void shouldRefuseOthersButNeverAMemberOfTheSoldOutQueue() {
+        learnSoldOutAndWaitForTheQueue();
+
+        assertThat(refusal("late")).contains(Admission.Outcome.SOLD_OUT);
+        assertThat(refusal("first")).isEmpty();
+        assertThat(refusal("second")).isEmpty();
+    }
+
+    @Test
+    void shouldForgetTheQueueWhenRedisAdmitsAgainAndLoadTheNewOneAtTheNextSellOut() {
+        learnSoldOutAndWaitForTheQueue();
+
+        // Redis lost the coupon and was restored from MySQL with stock left: it admits again
+        gate.learn(couponId, ADMITTED);
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), "third", 3);
+        assertThat(refusal("late")).as("Redis decides again").isEmpty();
+        assertThat(refusal("third")).isEmpty();
+
+        learnSoldOutAndWaitForTheQueue();
+        assertThat(refusal("third"))
+                .as("admitted after the restore: still 200, never a local 409")
+                .isEmpty();
+        assertThat(refusal("late")).contains(Admission.Outcome.SOLD_OUT);
+    }
+
+    @Test
+    void shouldAskRedisAgainAfterASecondAndForgetAnIdleCoupon() {
+        learnSoldOutAndWaitForTheQueue();
+
+        now = now.plusMillis(AdmissionGate.VALID_MILLIS);
+        assertThat(refusal("late"))
+                .as("a refusal is answered locally for a second")
+                .isEmpty();
+
+        now = now.plusMillis(AdmissionGate.IDLE_MILLIS);
+        gate.flushRefusalCounts();
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), "fourth", 4);
+        gate.learn(couponId, SOLD_OUT);
+        // forgotten, so this sell-out loads the queue afresh (with the member added since)
+        await().atMost(Duration.ofSeconds(5)).until(() -> refusal("late").isPresent());
+        assertThat(refusal("fourth")).isEmpty();
+    }
+}
