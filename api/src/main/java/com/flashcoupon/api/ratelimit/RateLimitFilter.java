@@ -6,6 +6,8 @@ import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.api.web.ProblemWriter;
 import com.flashcoupon.api.web.Problems;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
@@ -17,10 +19,13 @@ import reactor.core.publisher.Mono;
 
 /**
  * Rate limits on the member endpoints, after authentication (the member is known): 429 RATE_LIMITED with
- * {@code Retry-After} in seconds. Redis unreachable fails closed: 503, nothing let through unchecked.
+ * {@code Retry-After} in seconds. Redis unreachable, or any other failure of the check, fails closed: 503, nothing let
+ * through unchecked.
  */
 @Component
 class RateLimitFilter implements WebFilter {
+
+    private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
 
     private final RateLimits limits;
     private final ClientAddresses addresses;
@@ -45,7 +50,13 @@ class RateLimitFilter implements WebFilter {
         return ReactiveSecurityContextHolder.getContext()
                 .map(SecurityContext::getAuthentication)
                 .flatMap(authentication -> limits.check(authentication.getName(), addresses.of(exchange.getRequest()))
-                        .onErrorResume(BackendFailures::isBackendDown, down -> Mono.just(UNAVAILABLE)))
+                        .onErrorResume(error -> {
+                            // fail closed, whatever went wrong: nothing passes unchecked, nothing becomes a 500
+                            if (!BackendFailures.isBackendDown(error)) {
+                                log.error("the rate limit check failed; answering 503", error);
+                            }
+                            return Mono.just(UNAVAILABLE);
+                        }))
                 .defaultIfEmpty(RateLimits.Verdict.ALLOWED)
                 .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange) : refuse(exchange, verdict));
     }

@@ -37,6 +37,11 @@ class RateLimits {
 
     private static final String[] SCOPES = {null, "member", "address"};
 
+    /** Key prefixes: not Bucket4j's old {@code rl:m:}/{@code rl:a:}, whose binary values this script cannot read. */
+    static final String MEMBER_KEY = "rl:g:m:";
+
+    static final String ADDRESS_KEY = "rl:g:a:";
+
     private final ReactiveStringRedisTemplate redis;
     private final List<String> limits;
 
@@ -56,7 +61,7 @@ class RateLimits {
     }
 
     Mono<Verdict> check(String memberId, String address) {
-        return redis.execute(SCRIPT, List.of("rl:m:" + memberId, "rl:a:" + address), limits)
+        return redis.execute(SCRIPT, List.of(MEMBER_KEY + memberId, ADDRESS_KEY + address), limits)
                 .next()
                 .map(RateLimits::verdict);
     }

@@ -19,8 +19,8 @@ class RateLimitScriptTest {
     @BeforeEach
     void freshKeys() {
         long unique = System.nanoTime();
-        member = "rl:m:script-test-" + unique;
-        address = "rl:a:script-test-" + unique;
+        member = RateLimits.MEMBER_KEY + "script-test-" + unique;
+        address = RateLimits.ADDRESS_KEY + "script-test-" + unique;
     }
 
     private RateLimits.Verdict ask(int memberPerSecond, int addressPerSecond) {
@@ -81,5 +81,33 @@ class RateLimitScriptTest {
             assertThat(ask(0, 0).allowed()).isTrue();
         }
         assertThat(REDIS.hasKey(member)).isFalse();
+    }
+
+    @Test
+    void shouldAnswerTheLongerWaitWhenBothLimitsRefuse() {
+        // both 1/s with a burst of 2, both used up: the member's for about 2 s more, the address's for about 4 s
+        long now = redisMicros();
+        REDIS.opsForValue().set(member, Long.toString(now + 3_000_000L));
+        REDIS.opsForValue().set(address, Long.toString(now + 5_000_000L));
+
+        RateLimits.Verdict refused = ask(1, 1);
+        assertThat(refused.scope()).isEqualTo("address");
+        assertThat(refused.retryAfterSeconds()).isBetween(3L, 4L);
+    }
+
+    @Test
+    void shouldTreatAValueItCannotReadAsAFullBucket() {
+        REDIS.opsForValue().set(member, "not a number");
+
+        assertThat(ask(2, 0).allowed()).isTrue();
+        assertThat(REDIS.opsForValue().get(member)).matches("[0-9]+");
+    }
+
+    private static long redisMicros() {
+        List<?> time = REDIS.execute(
+                org.springframework.data.redis.core.script.RedisScript.of(
+                        "local t = redis.call('TIME') return {tonumber(t[1]), tonumber(t[2])}", List.class),
+                List.of());
+        return ((Number) time.get(0)).longValue() * 1_000_000L + ((Number) time.get(1)).longValue();
     }
 }
