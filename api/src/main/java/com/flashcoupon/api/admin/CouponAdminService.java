@@ -1,5 +1,7 @@
 package com.flashcoupon.api.admin;
 
+import static com.flashcoupon.api.ops.RequestIdFilter.logging;
+
 import com.flashcoupon.api.config.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponStates;
@@ -50,10 +52,8 @@ class CouponAdminService {
                 request.issueRatePerSecond(),
                 request.validDaysOrDefault());
         return blocking.call(() -> coupons.insert(coupon))
-                .<Long>handle((id, sink) -> {
-                    log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name());
-                    sink.next(id);
-                })
+                .handle(logging(
+                        id -> log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name())))
                 .flatMap(this::remirror);
     }
 
@@ -83,20 +83,14 @@ class CouponAdminService {
                     });
                 })
                 .thenReturn(id)
-                .<Long>handle((changed, sink) -> {
-                    log.info("coupon {} changed: {}", changed, request);
-                    sink.next(changed);
-                })
+                .handle(logging(changed -> log.info("coupon {} changed: {}", changed, request)))
                 .then(remirror(id));
     }
 
     Mono<AdminCouponView> close(long id) {
         return find(id).flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
                 .thenReturn(id)
-                .<Long>handle((closed, sink) -> {
-                    log.info("coupon {} closed by an operator", closed);
-                    sink.next(closed);
-                })
+                .handle(logging(closed -> log.info("coupon {} closed by an operator", closed)))
                 .then(remirror(id));
     }
 

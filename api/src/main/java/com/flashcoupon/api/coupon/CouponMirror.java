@@ -1,5 +1,7 @@
 package com.flashcoupon.api.coupon;
 
+import static com.flashcoupon.api.ops.RequestIdFilter.logging;
+
 import com.flashcoupon.api.config.BlockingIo;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
@@ -51,16 +53,14 @@ public class CouponMirror {
                 Long.toString(base));
         return redis.execute(MIRROR, keys, args)
                 .next()
-                // handle(), not doOnNext(): it restores the request id into the logging MDC (RequestIdFilter)
-                .<Long>handle((existed, sink) -> {
+                .handle(logging(existed -> {
                     if (existed == 0L && base > 0) {
                         log.error(
                                 "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
                                 id,
                                 base);
                     }
-                    sink.next(existed);
-                })
+                }))
                 .then(redis.opsForSet().add(CouponKeys.DRAIN_INDEX, Long.toString(id)))
                 .then();
     }

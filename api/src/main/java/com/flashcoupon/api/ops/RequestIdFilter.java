@@ -2,6 +2,8 @@ package com.flashcoupon.api.ops;
 
 import io.micrometer.context.ContextRegistry;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 import org.slf4j.MDC;
 import org.springframework.core.Ordered;
@@ -11,6 +13,7 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SynchronousSink;
 import reactor.util.context.Context;
 
 /**
@@ -42,6 +45,17 @@ public class RequestIdFilter implements WebFilter {
         exchange.getResponse().getHeaders().set(HEADER, id);
         exchange.getAttributes().put(KEY, id);
         return chain.filter(exchange).contextWrite(Context.of(KEY, id));
+    }
+
+    /**
+     * For {@code Mono.handle}/{@code Flux.handle}: logs with the request id (the {@code handle} operator restores it into
+     * the MDC from the Reactor context; {@code doOnNext} would not), then passes the value on unchanged.
+     */
+    public static <T> BiConsumer<T, SynchronousSink<T>> logging(Consumer<T> log) {
+        return (value, sink) -> {
+            log.accept(value);
+            sink.next(value);
+        };
     }
 
     /**
