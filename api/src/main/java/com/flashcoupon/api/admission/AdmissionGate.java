@@ -84,21 +84,21 @@ class AdmissionGate {
      */
     void learn(long couponId, Admission admission) {
         Admission.Outcome outcome = admission.outcome();
-        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.MIRROR_MISSING) {
-            if (soldOutQueues.remove(couponId) != null) {
-                known.computeIfPresent(
-                        couponId, (id, refusal) -> refusal.outcome() == Admission.Outcome.SOLD_OUT ? null : refusal);
+        switch (outcome) {
+            case ADMITTED, MIRROR_MISSING -> {
+                if (soldOutQueues.remove(couponId) != null) {
+                    known.computeIfPresent(
+                            couponId,
+                            (id, refusal) -> refusal.outcome() == Admission.Outcome.SOLD_OUT ? null : refusal);
+                }
             }
-            return;
-        }
-        if (outcome != Admission.Outcome.NOT_OPEN_YET
-                && outcome != Admission.Outcome.CLOSED
-                && outcome != Admission.Outcome.SOLD_OUT) {
-            return;
-        }
-        known.put(couponId, new Known(outcome, admission.sequence(), clock.millis() + VALID_MILLIS));
-        if (outcome == Admission.Outcome.SOLD_OUT && soldOutQueues.get(couponId) == null) {
-            loadQueue(couponId);
+            case NOT_OPEN_YET, CLOSED, SOLD_OUT -> {
+                known.put(couponId, new Known(outcome, admission.sequence(), clock.millis() + VALID_MILLIS));
+                if (outcome == Admission.Outcome.SOLD_OUT && soldOutQueues.get(couponId) == null) {
+                    loadQueue(couponId);
+                }
+            }
+            case ALREADY_ASKED -> {}
         }
     }
 
