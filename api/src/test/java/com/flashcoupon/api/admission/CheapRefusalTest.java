@@ -21,6 +21,16 @@ class CheapRefusalTest extends ApiTestBase {
     @Autowired
     MeterRegistry meters;
 
+    /** A 409 problem with this {@code code}. */
+    private void expectRefused(long couponId, String memberId, String code) {
+        requestCoupon(couponId, memberId)
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo(code);
+    }
+
     private double localRefusals() {
         return meters.counter("coupon.admissions.local.refusals").count();
     }
@@ -43,12 +53,7 @@ class CheapRefusalTest extends ApiTestBase {
 
         double before = localRefusals();
         for (int i = 1; i <= 10; i++) {
-            requestCoupon(id, "early-" + i)
-                    .expectStatus()
-                    .isEqualTo(409)
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("NOT_OPEN");
+            expectRefused(id, "early-" + i, "NOT_OPEN");
         }
         assertThat(localRefusals() - before).isGreaterThanOrEqualTo(8);
     }
@@ -64,12 +69,7 @@ class CheapRefusalTest extends ApiTestBase {
                 .expectStatus()
                 .isOk();
 
-        requestCoupon(id, "after-close")
-                .expectStatus()
-                .isEqualTo(409)
-                .expectBody()
-                .jsonPath("$.code")
-                .isEqualTo("NOT_OPEN");
+        expectRefused(id, "after-close", "NOT_OPEN");
         requestCoupon(id, "after-close-2").expectStatus().isEqualTo(409);
     }
 
@@ -78,12 +78,7 @@ class CheapRefusalTest extends ApiTestBase {
         long id = createCoupon(2, 5);
         requestCoupon(id, "first").expectStatus().isAccepted();
         requestCoupon(id, "second").expectStatus().isAccepted();
-        requestCoupon(id, "late-0")
-                .expectStatus()
-                .isEqualTo(409)
-                .expectBody()
-                .jsonPath("$.code")
-                .isEqualTo("SOLD_OUT");
+        expectRefused(id, "late-0", "SOLD_OUT");
 
         // The queue is loaded in the background after the first sold-out answer; until then Redis keeps answering.
         double before = localRefusals();
@@ -92,12 +87,7 @@ class CheapRefusalTest extends ApiTestBase {
             assertThat(localRefusals()).isGreaterThan(before);
         });
         for (int i = 1; i <= 10; i++) {
-            requestCoupon(id, "late-" + i)
-                    .expectStatus()
-                    .isEqualTo(409)
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("SOLD_OUT");
+            expectRefused(id, "late-" + i, "SOLD_OUT");
         }
         requestCoupon(id, "first")
                 .expectStatus()
