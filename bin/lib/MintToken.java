@@ -28,7 +28,7 @@ public class MintToken {
         }
         String subject = args[0];
         if (!subject.matches("[A-Za-z0-9._:-]{1,64}")) {
-            fail("the subject must be 1 to 64 characters of A-Za-z0-9._:- (API.md), not: " + subject);
+            fail("the subject must be 1 to 64 characters of A-Za-z0-9._:- (docs/http-api.md), not: " + subject);
         }
         String secret = System.getenv("COUPON_JWT_SECRET");
         if (secret == null || secret.getBytes(StandardCharsets.UTF_8).length < 32) {

@@ -1,4 +1,4 @@
--- Admission of one member to one coupon, first-come, in one atomic step (DESIGN.md, Delivery semantics).
+-- Admission of one member to one coupon, first-come, in one atomic step (docs/architecture.md, Delivery semantics).
 -- KEYS: 1 meta, 2 queue, 3 seq, 4 done, 5 stats       ARGV: 1 member id
 -- Returns {outcome, sequence, done, rate}:
 --   0 mirror missing (the api restores it from MySQL and asks again; it never guesses)

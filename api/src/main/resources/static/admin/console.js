@@ -1,5 +1,5 @@
 // The operator console: plain ES module, no build step, no third-party code. It talks only to the admin API
-// (API.md, Admin endpoints) with the operator's token, kept in this tab's sessionStorage.
+// (docs/http-api.md, Admin endpoints) with the operator's token, kept in this tab's sessionStorage.
 
 const TOKEN_KEY = 'flash-coupon.operator-token';
 const POLL_MS = 1000;          // the live panel's poll of GET /admin/v1/coupons/{id}

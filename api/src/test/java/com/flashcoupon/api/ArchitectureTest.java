@@ -7,7 +7,7 @@ import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 
-/** The api and the worker meet only through topics, keys and tables (DESIGN.md, Modules). */
+/** The api and the worker meet only through topics, keys and tables (docs/architecture.md, Modules). */
 @AnalyzeClasses(packages = "com.flashcoupon.api", importOptions = ImportOption.DoNotIncludeTests.class)
 class ArchitectureTest {
 

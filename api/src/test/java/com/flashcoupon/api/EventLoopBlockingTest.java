@@ -13,7 +13,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Fails if anything blocks an event-loop thread on the request paths (DESIGN.md: the api's request path is
+ * Fails if anything blocks an event-loop thread on the request paths (docs/architecture.md: the api's request path is
  * non-blocking). Runs in a JVM of its own (see the api pom), since BlockHound stays installed for the JVM's life.
  */
 @ApiTest

@@ -9,7 +9,7 @@ import java.time.temporal.ChronoUnit;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The operator's side of API.md that the benchmark needs: create, re-rate, close a coupon and read its counters. */
+/** The operator's side of docs/http-api.md that the benchmark needs: create, re-rate, close a coupon and read its counters. */
 final class AdminClient {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);

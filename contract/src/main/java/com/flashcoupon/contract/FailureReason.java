@@ -1,6 +1,6 @@
 package com.flashcoupon.contract;
 
-/** Why an accepted request ended FAILED (DESIGN.md invariant 3). */
+/** Why an accepted request ended FAILED (docs/architecture.md invariant 3). */
 public enum FailureReason {
     /** The database's stock guard refused it: the coupon had no stock left when the worker wrote it. */
     SOLD_OUT,

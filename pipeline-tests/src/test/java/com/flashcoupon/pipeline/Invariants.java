@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
-/** The five invariants of DESIGN.md, checked in MySQL for one coupon. */
+/** The five invariants of docs/architecture.md, checked in MySQL for one coupon. */
 final class Invariants {
 
     private Invariants() {}

@@ -26,7 +26,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * The pipeline end to end through HTTP, Redis, Kafka and MySQL, with each run checked against the five invariants of
- * DESIGN.md in MySQL.
+ * docs/architecture.md in MySQL.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PipelineTest {

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
-/** The operators' API (API.md, Admin endpoints); the security chain requires the coupon-admin role here. */
+/** The operators' API (docs/http-api.md, Admin endpoints); the security chain requires the coupon-admin role here. */
 @RestController
 @RequestMapping("/admin/v1/coupons")
 class AdminController {

@@ -8,7 +8,7 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 
-/** {@code POST /admin/v1/coupons} (API.md). {@code validDays} defaults to 30. */
+/** {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30. */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
         @NotNull @Min(1) @Max(10_000_000) Integer totalQuantity,

@@ -25,7 +25,7 @@ class AdmissionController {
         this.admissions = admissions;
     }
 
-    /** 202 when newly admitted, 200 when the member asked before; problems otherwise (API.md). */
+    /** 202 when newly admitted, 200 when the member asked before; problems otherwise (docs/http-api.md). */
     @ApiResponses({
         @ApiResponse(
                 responseCode = "202",

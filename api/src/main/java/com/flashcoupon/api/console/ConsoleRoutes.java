@@ -13,7 +13,7 @@ import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
- * The operator console (API.md, Operations): static files under {@code static/admin/}, served at {@code /admin/}. The
+ * The operator console (docs/http-api.md, Operations): static files under {@code static/admin/}, served at {@code /admin/}. The
  * page itself needs no token; its data calls go to {@code /admin/v1/**} with the operator's bearer token.
  */
 @Configuration(proxyBeanMethods = false)

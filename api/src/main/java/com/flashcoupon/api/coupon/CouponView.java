@@ -2,7 +2,7 @@ package com.flashcoupon.api.coupon;
 
 import java.time.Instant;
 
-/** {@code GET /api/v1/coupons/{id}} (API.md). */
+/** {@code GET /api/v1/coupons/{id}} (docs/http-api.md). */
 record CouponView(
         long id,
         String name,

@@ -16,7 +16,7 @@ import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * Push tokens of the caller's devices (API.md). Both verbs are idempotent and answer 204: registering twice changes
+ * Push tokens of the caller's devices (docs/http-api.md). Both verbs are idempotent and answer 204: registering twice changes
  * nothing, unregistering an unknown token is already done.
  */
 @RestController

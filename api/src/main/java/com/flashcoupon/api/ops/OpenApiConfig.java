@@ -22,7 +22,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The OpenAPI document at {@code /v3/api-docs} (UI at {@code /swagger-ui.html}) is generated from the controllers; this
- * adds what is true of every operation (API.md, Authentication and Errors): the bearer scheme, 401/403 where a token
+ * adds what is true of every operation (docs/http-api.md, Authentication and Errors): the bearer scheme, 401/403 where a token
  * is needed, 429 and 503 everywhere, 400 wherever input is read, and every error body as {@code Problem}.
  */
 @Configuration(proxyBeanMethods = false)

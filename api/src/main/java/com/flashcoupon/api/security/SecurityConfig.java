@@ -24,7 +24,7 @@ import org.springframework.security.web.server.context.NoOpServerSecurityContext
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 
 /**
- * API.md, Authentication: every endpoint below {@code /api/} and {@code /admin/v1/} needs a bearer JWT; admin
+ * docs/http-api.md, Authentication: every endpoint below {@code /api/} and {@code /admin/v1/} needs a bearer JWT; admin
  * endpoints need {@code coupon-admin} in the {@code roles} claim. Stateless: no session, no saved requests.
  */
 @Configuration(proxyBeanMethods = false)

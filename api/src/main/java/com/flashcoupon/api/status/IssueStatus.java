@@ -3,7 +3,7 @@ package com.flashcoupon.api.status;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
- * The status resource of one member's request (API.md): {@code position} counts the admitted requests of the coupon
+ * The status resource of one member's request (docs/http-api.md): {@code position} counts the admitted requests of the coupon
  * not yet issued that are ahead of this one, plus one; {@code failureReason} appears only when FAILED.
  */
 public record IssueStatus(

@@ -19,7 +19,7 @@ import org.springframework.web.server.ServerWebInputException;
 import reactor.core.publisher.Flux;
 
 /**
- * {@code GET .../issue-requests/me/events}: the status resource as server-sent events (API.md). Problems raised before
+ * {@code GET .../issue-requests/me/events}: the status resource as server-sent events (docs/http-api.md). Problems raised before
  * the first event are answered here with an explicit {@code application/problem+json}, since the client asked for
  * {@code text/event-stream} and content negotiation would otherwise write the problem as an event.
  */

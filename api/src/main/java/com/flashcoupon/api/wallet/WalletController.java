@@ -14,7 +14,7 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
-/** The caller's wallet (API.md, {@code /api/v1/me/coupons}). */
+/** The caller's wallet (docs/http-api.md, {@code /api/v1/me/coupons}). */
 @RestController
 class WalletController {
 

@@ -2,7 +2,7 @@ package com.flashcoupon.api.wallet;
 
 import java.time.Instant;
 
-/** One coupon in a member's wallet (API.md, {@code GET /api/v1/me/coupons}). */
+/** One coupon in a member's wallet (docs/http-api.md, {@code GET /api/v1/me/coupons}). */
 record WalletEntry(
         long walletCouponId,
         long couponId,

@@ -9,7 +9,7 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Refuses a declared body over 16 KiB before anything reads it (API.md: 413 PAYLOAD_TOO_LARGE). A body without a
+ * Refuses a declared body over 16 KiB before anything reads it (docs/http-api.md: 413 PAYLOAD_TOO_LARGE). A body without a
  * declared length is held to the same limit by the codecs ({@code spring.webflux.codecs.max-in-memory-size}).
  */
 @Component

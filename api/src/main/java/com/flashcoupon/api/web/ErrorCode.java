@@ -2,7 +2,7 @@ package com.flashcoupon.api.web;
 
 import org.springframework.http.HttpStatus;
 
-/** The stable {@code code} of every problem the api answers with (API.md, Errors). */
+/** The stable {@code code} of every problem the api answers with (docs/http-api.md, Errors). */
 public enum ErrorCode {
     INVALID_REQUEST(HttpStatus.BAD_REQUEST, "Invalid request"),
     UNAUTHORIZED(HttpStatus.UNAUTHORIZED, "Unauthorized"),

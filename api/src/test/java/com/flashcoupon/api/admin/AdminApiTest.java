@@ -20,7 +20,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 
-/** The operators' endpoints (API.md, Admin endpoints) and how they refuse bad input without writing anything. */
+/** The operators' endpoints (docs/http-api.md, Admin endpoints) and how they refuse bad input without writing anything. */
 @ApiTest
 class AdminApiTest extends ApiTestBase {
 

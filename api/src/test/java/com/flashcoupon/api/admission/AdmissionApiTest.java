@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 
-/** {@code POST /api/v1/coupons/{id}/issue-requests} and the status resource, through HTTP (API.md). */
+/** {@code POST /api/v1/coupons/{id}/issue-requests} and the status resource, through HTTP (docs/http-api.md). */
 @ApiTest
 class AdmissionApiTest extends ApiTestBase {
 

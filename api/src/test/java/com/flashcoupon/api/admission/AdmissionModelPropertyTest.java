@@ -38,7 +38,7 @@ class AdmissionModelPropertyTest {
 
     record Rate(int perSecond) implements Step {}
 
-    /** The rules of DESIGN.md in plain Java: window, duplicate, stock cap, sequence. */
+    /** The rules of docs/architecture.md in plain Java: window, duplicate, stock cap, sequence. */
     static final class Model {
         final int total;
         final Map<String, Long> queue = new LinkedHashMap<>();

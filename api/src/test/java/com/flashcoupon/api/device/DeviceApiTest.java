@@ -13,7 +13,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
-/** {@code PUT} and {@code DELETE /api/v1/me/devices/{deviceToken}} (API.md). */
+/** {@code PUT} and {@code DELETE /api/v1/me/devices/{deviceToken}} (docs/http-api.md). */
 @ApiTest
 class DeviceApiTest extends ApiTestBase {
 

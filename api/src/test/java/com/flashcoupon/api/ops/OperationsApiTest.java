@@ -71,7 +71,7 @@ class OperationsApiTest extends ApiTestBase {
     @Nested
     class OpenApi {
 
-        /** API.md, every endpoint with the status codes it names (the common ones come from OpenApiConfig). */
+        /** docs/http-api.md, every endpoint with the status codes it names (the common ones come from OpenApiConfig). */
         private static final List<Endpoint> CONTRACT = List.of(
                 new Endpoint(
                         "post",

@@ -27,7 +27,7 @@ import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
 
-/** {@code GET .../issue-requests/me/events}: live status over server-sent events (API.md). */
+/** {@code GET .../issue-requests/me/events}: live status over server-sent events (docs/http-api.md). */
 @ApiTest
 class LiveStatusApiTest extends ApiTestBase {
 

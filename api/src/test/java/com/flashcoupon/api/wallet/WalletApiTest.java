@@ -20,7 +20,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Flux;
 
-/** {@code GET /api/v1/me/coupons} and {@code POST /api/v1/me/coupons/{id}/use} (API.md). */
+/** {@code GET /api/v1/me/coupons} and {@code POST /api/v1/me/coupons/{id}/use} (docs/http-api.md). */
 @ApiTest
 class WalletApiTest extends ApiTestBase {
 

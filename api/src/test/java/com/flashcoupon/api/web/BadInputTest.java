@@ -21,7 +21,7 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 
 /**
- * Bad input on every endpoint of API.md: each answer is the expected 4xx problem with its code, carries no stack
+ * Bad input on every endpoint of docs/http-api.md: each answer is the expected 4xx problem with its code, carries no stack
  * trace or internal name, and no MySQL row or Redis key changed.
  */
 @ApiTest

@@ -14,7 +14,7 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
 /**
  * What happens to a record the error handler gave up on. A readable one (coupon id and member id usable) first
  * becomes a FAILED {@code UNPROCESSABLE} decision, so the member who was told "accepted" hears the end of it
- * (DESIGN.md invariant 3): a failure row and the coupon's dead-lettered and failed counters (when the coupon exists),
+ * (docs/architecture.md invariant 3): a failure row and the coupon's dead-lettered and failed counters (when the coupon exists),
  * the Redis status and a result event. Then the record goes to the dead-letter topic.
  *
  * <p>A wrapper rather than a listener on the dead-letter topic: it runs on the consumer thread before the poison

@@ -1,6 +1,6 @@
 package com.flashcoupon.loadgen.crowd;
 
-/** One invariant checked after a run: its number and title in DESIGN.md, whether it held, and what was counted. */
+/** One invariant checked after a run: its number and title in docs/architecture.md, whether it held, and what was counted. */
 record Check(String title, boolean passed, String detail) {
 
     String verdict() {

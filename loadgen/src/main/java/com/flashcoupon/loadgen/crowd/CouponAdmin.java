@@ -11,7 +11,7 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The operator's side of API.md: create a coupon, read its live counters. Blocking calls, one at a time. */
+/** The operator's side of docs/http-api.md: create a coupon, read its live counters. Blocking calls, one at a time. */
 final class CouponAdmin {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
@@ -76,7 +76,7 @@ final class CouponAdmin {
         }
     }
 
-    /** The api could not be reached or did not answer as API.md says. */
+    /** The api could not be reached or did not answer as docs/http-api.md says. */
     static final class ApiException extends RuntimeException {
         ApiException(String message) {
             super(message);

@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code crowd}: creates a coupon, sends a flash crowd at it, waits for issuance, prints a summary and checks
- * DESIGN.md's invariants in MySQL. Exit status 0 when every invariant held, 1 when one did not (or could not be
+ * docs/architecture.md's invariants in MySQL. Exit status 0 when every invariant held, 1 when one did not (or could not be
  * checked), 3 when the api could not be driven at all.
  */
 public final class CrowdCommand {

@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * DESIGN.md's invariants, checked on what the api answered (members who hold a place: answered 202, or 200 "asked
+ * docs/architecture.md's invariants, checked on what the api answered (members who hold a place: answered 202, or 200 "asked
  * before") against what MySQL holds. Pure functions over sets and counts.
  */
 final class Invariants {

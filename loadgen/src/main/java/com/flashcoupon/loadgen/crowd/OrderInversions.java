@@ -1,7 +1,7 @@
 package com.flashcoupon.loadgen.crowd;
 
 /**
- * How far issuance strayed from admission order (DESIGN.md invariant 5): walks the wallet rows in id order and counts
+ * How far issuance strayed from admission order (docs/architecture.md invariant 5): walks the wallet rows in id order and counts
  * the rows whose request sequence is smaller, by more than {@code bound}, than that of some row issued before them.
  *
  * @param rows wallet rows looked at

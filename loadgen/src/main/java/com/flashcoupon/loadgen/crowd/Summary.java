@@ -82,7 +82,7 @@ final class Summary {
         if (report.checks().isEmpty()) {
             line(out, "invariants", "NOT CHECKED");
         } else {
-            line(out, "invariants", "DESIGN.md, checked in MySQL");
+            line(out, "invariants", "docs/architecture.md, checked in MySQL");
             for (Check check : report.checks()) {
                 out.append(
                         String.format(Locale.ROOT, "  %s  %s: %s\n", check.verdict(), check.title(), check.detail()));

@@ -12,7 +12,7 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Mints HS256 JSON Web Tokens the api accepts (API.md, Authentication): HMAC-SHA256 with the UTF-8 bytes of the shared
+ * Mints HS256 JSON Web Tokens the api accepts (docs/http-api.md, Authentication): HMAC-SHA256 with the UTF-8 bytes of the shared
  * secret over {@code base64url(header).base64url(claims)}, claims {@code sub}, {@code roles}, {@code iat}, {@code exp}.
  */
 public final class JwtMinter {
@@ -21,7 +21,7 @@ public final class JwtMinter {
     public static final String ADMIN_ROLE = "coupon-admin";
 
     /**
-     * What API.md allows in a subject; roles keep to it too. Both are written into the JSON as they are, and these
+     * What docs/http-api.md allows in a subject; roles keep to it too. Both are written into the JSON as they are, and these
      * characters need no escaping.
      */
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._:-]{1,64}");

@@ -13,7 +13,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Just enough of API.md in memory for {@code crowd} to run against: one coupon, first-come admission with a stock cap,
+ * Just enough of docs/http-api.md in memory for {@code crowd} to run against: one coupon, first-come admission with a stock cap,
  * issuance the moment a member is admitted. Reads the token's claims without verifying them.
  */
 final class FakeApi implements AutoCloseable {
