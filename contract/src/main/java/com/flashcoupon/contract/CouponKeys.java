@@ -1,5 +1,7 @@
 package com.flashcoupon.contract;
 
+import java.util.List;
+
 /**
  * Redis keys of one coupon: the one place they are named. Every key of a coupon carries the hash tag {@code {cpn:ID}}
  * so that each script runs on one slot of a Redis Cluster.
@@ -14,12 +16,14 @@ package com.flashcoupon.contract;
  *   <li>{@code done} counter: members with a result, incremented once per member.
  *   <li>{@code stats} hash: {@code rejectedSoldOut}, {@code published}.
  *   <li>{@code lease}: the api instance that drains this coupon now.
+ *   <li>{@code retired}: set for a minute ({@code coupon.retention.mark-ttl}) when the event is retired and its other keys removed, so that a restore that
+ *       read MySQL just before the retirement cannot bring the event back into Redis.
  * </ul>
+ *
+ * There is no key listing the coupons: which events still have state in Redis is a question for MySQL (the coupon
+ * rows not yet retired), so that nothing here needs a key outside a coupon's slot or a scan of the keyspace.
  */
 public final class CouponKeys {
-
-    /** Set of coupon ids the drainers look at; not hash-tagged, never used inside a coupon's scripts. */
-    public static final String DRAIN_INDEX = "cpn:drain";
 
     /** Prefix of a result value meaning ISSUED; the wallet coupon id follows. */
     public static final String ISSUED_PREFIX = "I:";
@@ -63,5 +67,22 @@ public final class CouponKeys {
 
     public static String lease(long couponId) {
         return tag(couponId) + ":lease";
+    }
+
+    public static String retired(long couponId) {
+        return tag(couponId) + ":retired";
+    }
+
+    /** Every key that holds the event's state (not the {@link #retired} mark): what retirement removes. */
+    public static List<String> state(long couponId) {
+        return List.of(
+                meta(couponId),
+                queue(couponId),
+                seq(couponId),
+                cursor(couponId),
+                result(couponId),
+                done(couponId),
+                stats(couponId),
+                lease(couponId));
     }
 }

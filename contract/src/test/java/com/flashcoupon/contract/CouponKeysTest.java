@@ -18,9 +18,25 @@ class CouponKeysTest {
                 CouponKeys::result,
                 CouponKeys::done,
                 CouponKeys::stats,
-                CouponKeys::lease);
+                CouponKeys::lease,
+                CouponKeys::retired);
         assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
         assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
+    }
+
+    @Test
+    void shouldNameEveryStateKeyButTheRetiredMarkWhenListingWhatRetirementRemoves() {
+        assertThat(CouponKeys.state(42))
+                .containsExactlyInAnyOrder(
+                        CouponKeys.meta(42),
+                        CouponKeys.queue(42),
+                        CouponKeys.seq(42),
+                        CouponKeys.cursor(42),
+                        CouponKeys.result(42),
+                        CouponKeys.done(42),
+                        CouponKeys.stats(42),
+                        CouponKeys.lease(42))
+                .doesNotContain(CouponKeys.retired(42));
     }
 
     @Test

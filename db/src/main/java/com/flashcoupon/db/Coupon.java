@@ -2,7 +2,15 @@ package com.flashcoupon.db;
 
 import java.time.Instant;
 
-/** One row of {@code coupon}: the event as the system of record holds it. */
+/**
+ * One row of {@code coupon}: the event as the system of record holds it.
+ *
+ * @param version raised by every change of the settings (and by retirement); the Redis mirror refuses older ones
+ * @param settledAt when admission was over and every admitted member had a result; null before
+ * @param retiredAt when MySQL took over every answer about the event and its Redis state went; null before
+ * @param admittedCount admissions in all, kept at retirement (Redis counted them until then); null before
+ * @param rejectedSoldOutCount sold-out refusals in all, kept at retirement; null before
+ */
 public record Coupon(
         long id,
         String name,
@@ -17,4 +25,14 @@ public record Coupon(
         int deadLetteredCount,
         int notifiedCount,
         int publishedCount,
-        Instant createdAt) {}
+        Instant createdAt,
+        long version,
+        Instant settledAt,
+        Instant retiredAt,
+        Integer admittedCount,
+        Long rejectedSoldOutCount) {
+
+    public boolean retired() {
+        return retiredAt != null;
+    }
+}

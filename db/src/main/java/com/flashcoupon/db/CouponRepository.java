@@ -18,7 +18,7 @@ public class CouponRepository {
 
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
-            + " published_count, created_at";
+            + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -59,14 +59,15 @@ public class CouponRepository {
     }
 
     public boolean updateRate(long id, int issueRatePerSecond) {
-        return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ? WHERE id = ?")
+        return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ?, version = version + 1 WHERE id = ?")
                         .params(issueRatePerSecond, id)
                         .update()
                 > 0;
     }
 
+    /** A new end of the window may reopen admission, so the event is no longer settled. */
     public boolean updateCloseAt(long id, Instant closeAt) {
-        return jdbc.sql("UPDATE coupon SET close_at = ? WHERE id = ?")
+        return jdbc.sql("UPDATE coupon SET close_at = ?, settled_at = NULL, version = version + 1 WHERE id = ?")
                         .params(timestamp(closeAt), id)
                         .update()
                 > 0;
@@ -74,7 +75,7 @@ public class CouponRepository {
 
     /** Closes admission; {@code close_at} becomes {@code now} unless the window already ended earlier. */
     public boolean close(long id, Instant now) {
-        return jdbc.sql("UPDATE coupon SET status = 'CLOSED',"
+        return jdbc.sql("UPDATE coupon SET status = 'CLOSED', version = version + 1,"
                                 + " close_at = CASE WHEN close_at IS NULL OR close_at > ? THEN ? ELSE close_at END"
                                 + " WHERE id = ?")
                         .params(timestamp(now), timestamp(now), id)
@@ -86,6 +87,46 @@ public class CouponRepository {
     public void recordPublished(long id, long publishedCount) {
         jdbc.sql("UPDATE coupon SET published_count = GREATEST(published_count, ?) WHERE id = ?")
                 .params(publishedCount, id)
+                .update();
+    }
+
+    /**
+     * Events whose Redis state is still there (not retired, or retired but its keys not yet removed), oldest first:
+     * what the drainers and the retirer look at. Bounded by retirement: an event leaves this list for good.
+     */
+    public List<Long> findWithRedisState(int limit) {
+        return jdbc.sql("SELECT id FROM coupon WHERE keys_removed_at IS NULL ORDER BY id LIMIT ?")
+                .param(limit)
+                .query(Long.class)
+                .list();
+    }
+
+    /** Records the moment the event settled, once. */
+    public boolean markSettled(long id, Instant now) {
+        return jdbc.sql("UPDATE coupon SET settled_at = ? WHERE id = ? AND settled_at IS NULL")
+                        .params(timestamp(now), id)
+                        .update()
+                == 1;
+    }
+
+    /**
+     * Retires the event: from now on MySQL answers every question about it. Keeps the figures that only Redis counted.
+     * Only from the version the caller read (a change of the settings since then wins) and only once: true for the
+     * one caller that retired it (instances race for this; exactly one wins).
+     */
+    public boolean markRetired(long id, long version, Instant now, long admitted, long rejectedSoldOut) {
+        return jdbc.sql("UPDATE coupon SET retired_at = ?, admitted_count = ?, rejected_sold_out_count = ?,"
+                                + " version = version + 1"
+                                + " WHERE id = ? AND version = ? AND retired_at IS NULL AND settled_at IS NOT NULL")
+                        .params(timestamp(now), admitted, rejectedSoldOut, id, version)
+                        .update()
+                == 1;
+    }
+
+    /** The retired event's Redis keys are gone: it leaves {@link #findWithRedisState} for good. */
+    public void markKeysRemoved(long id, Instant now) {
+        jdbc.sql("UPDATE coupon SET keys_removed_at = ? WHERE id = ? AND retired_at IS NOT NULL")
+                .params(timestamp(now), id)
                 .update();
     }
 
@@ -142,7 +183,12 @@ public class CouponRepository {
                 rs.getInt("dead_lettered_count"),
                 rs.getInt("notified_count"),
                 rs.getInt("published_count"),
-                instant(rs.getTimestamp("created_at")));
+                instant(rs.getTimestamp("created_at")),
+                rs.getLong("version"),
+                instant(rs.getTimestamp("settled_at")),
+                instant(rs.getTimestamp("retired_at")),
+                rs.getObject("admitted_count", Integer.class),
+                rs.getObject("rejected_sold_out_count", Long.class));
     }
 
     static Timestamp timestamp(Instant instant) {

@@ -61,6 +61,64 @@ class CouponRepositoryTest {
     }
 
     @Nested
+    class Lifecycle {
+
+        private final Instant now = Instant.parse("2026-11-28T00:00:00Z");
+
+        @Test
+        void shouldRetireOnceWhenTwoInstancesRace() {
+            long id = newCoupon(5);
+            coupons.markSettled(id, now);
+            long version = coupons.findById(id).orElseThrow().version();
+
+            assertThat(coupons.markRetired(id, version, now, 5, 12)).isTrue();
+            assertThat(coupons.markRetired(id, version, now, 5, 12)).isFalse();
+
+            Coupon retired = coupons.findById(id).orElseThrow();
+            assertThat(retired.retiredAt()).isEqualTo(now);
+            assertThat(retired.admittedCount()).isEqualTo(5);
+            assertThat(retired.rejectedSoldOutCount()).isEqualTo(12);
+            assertThat(coupons.findWithRedisState(1_000)).contains(id);
+            coupons.markKeysRemoved(id, now);
+            assertThat(coupons.findWithRedisState(1_000)).doesNotContain(id);
+        }
+
+        @Test
+        void shouldNotRetireWhenTheSettingsChangedSinceTheyWereRead() {
+            long id = newCoupon(5);
+            coupons.markSettled(id, now);
+            long version = coupons.findById(id).orElseThrow().version();
+            coupons.updateRate(id, 9);
+
+            assertThat(coupons.markRetired(id, version, now, 5, 0)).isFalse();
+            assertThat(coupons.findById(id).orElseThrow().retiredAt()).isNull();
+        }
+
+        @Test
+        void shouldUnsettleWhenTheWindowIsMoved() {
+            long id = newCoupon(5);
+            coupons.markSettled(id, now);
+
+            coupons.updateCloseAt(id, now.plusSeconds(3_600));
+
+            Coupon moved = coupons.findById(id).orElseThrow();
+            assertThat(moved.settledAt()).isNull();
+            assertThat(coupons.markRetired(id, moved.version(), now, 5, 0)).isFalse();
+        }
+
+        @Test
+        void shouldRaiseTheVersionWhenAnOperatorChangesTheEvent() {
+            long id = newCoupon(5);
+            long created = coupons.findById(id).orElseThrow().version();
+
+            coupons.updateRate(id, 9);
+            coupons.close(id, now);
+
+            assertThat(coupons.findById(id).orElseThrow().version()).isEqualTo(created + 2);
+        }
+    }
+
+    @Nested
     class StockGuard {
 
         @Test

@@ -56,7 +56,8 @@ class AdminController {
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "Changed; takes effect within one drain tick"),
         @ApiResponse(responseCode = "400", description = "INVALID_REQUEST"),
-        @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND")
+        @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND"),
+        @ApiResponse(responseCode = "409", description = "RETIRED: the event's life is over")
     })
     @PatchMapping(path = "/{couponId}", consumes = "application/json")
     Mono<AdminCouponView> patch(@PathVariable @Positive long couponId, @Valid @RequestBody PatchCouponRequest request) {
@@ -67,7 +68,8 @@ class AdminController {
         @ApiResponse(
                 responseCode = "200",
                 description = "Closed: admission stopped; admitted requests are still issued"),
-        @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND")
+        @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND"),
+        @ApiResponse(responseCode = "409", description = "RETIRED: the event's life is over")
     })
     @PostMapping("/{couponId}/close")
     Mono<AdminCouponView> close(@PathVariable @Positive long couponId) {

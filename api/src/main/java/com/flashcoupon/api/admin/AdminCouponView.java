@@ -4,7 +4,11 @@ import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.db.Coupon;
 import java.time.Instant;
 
-/** A coupon as an operator sees it: the member view plus the rate, the window and live counters. */
+/**
+ * A coupon as an operator sees it: the member view plus the rate, the window, live counters and where the event is in
+ * its life ({@code lifecycle}; {@code settledAt} and {@code retiredAt} when it got there). A retired event shows its
+ * final figures, kept in MySQL.
+ */
 record AdminCouponView(
         long id,
         String name,
@@ -17,7 +21,22 @@ record AdminCouponView(
         int validDays,
         Instant createdAt,
         long waiting,
-        Stats stats) {
+        Stats stats,
+        Lifecycle lifecycle,
+        Instant settledAt,
+        Instant retiredAt) {
+
+    /** docs/architecture.md, "An event's life". */
+    enum Lifecycle {
+        SCHEDULED,
+        OPEN,
+        /** admission over (sold out or closed); admitted members are still being issued */
+        DRAINING,
+        /** every admitted member issued or told FAILED; the Redis state stays for the retention */
+        SETTLED,
+        /** the Redis state is gone; MySQL answers for the event */
+        RETIRED
+    }
 
     record Stats(
             long admitted,
@@ -51,6 +70,23 @@ record AdminCouponView(
                 coupon.validDays(),
                 coupon.createdAt(),
                 waiting,
-                stats);
+                stats,
+                lifecycle(coupon, state),
+                coupon.settledAt(),
+                coupon.retiredAt());
+    }
+
+    static Lifecycle lifecycle(Coupon coupon, CouponState state) {
+        if (coupon.retired()) {
+            return Lifecycle.RETIRED;
+        }
+        if (coupon.settledAt() != null) {
+            return Lifecycle.SETTLED;
+        }
+        return switch (state.status()) {
+            case SCHEDULED -> Lifecycle.SCHEDULED;
+            case OPEN -> Lifecycle.OPEN;
+            case SOLD_OUT, CLOSED -> Lifecycle.DRAINING;
+        };
     }
 }

@@ -68,7 +68,8 @@ class CouponAdminService {
     }
 
     Mono<AdminCouponView> patch(long id, PatchCouponRequest request) {
-        return find(id).flatMap(coupon -> {
+        return findChangeable(id)
+                .flatMap(coupon -> {
                     if (request.closeAt() != null && !request.closeAt().isAfter(coupon.openAt())) {
                         return Mono.error(
                                 ApiException.invalid("closeAt must be after openAt (" + coupon.openAt() + ")."));
@@ -88,7 +89,8 @@ class CouponAdminService {
     }
 
     Mono<AdminCouponView> close(long id) {
-        return find(id).flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
+        return findChangeable(id)
+                .flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
                 .thenReturn(id)
                 .handle(logging(closed -> log.info("coupon {} closed by an operator", closed)))
                 .then(remirror(id));
@@ -97,6 +99,11 @@ class CouponAdminService {
     private Mono<AdminCouponView> remirror(long id) {
         return find(id).flatMap(coupon ->
                 mirror.mirror(coupon).then(states.load(id)).map(state -> AdminCouponView.of(coupon, state)));
+    }
+
+    /** The coupon, unless it is retired: a retired event's settings no longer change (409 RETIRED). */
+    private Mono<Coupon> findChangeable(long id) {
+        return find(id).flatMap(coupon -> coupon.retired() ? Mono.error(ApiException.retired(id)) : Mono.just(coupon));
     }
 
     private Mono<Coupon> find(long id) {

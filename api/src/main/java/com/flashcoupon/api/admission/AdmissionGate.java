@@ -1,9 +1,11 @@
 package com.flashcoupon.api.admission;
 
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -13,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.domain.Range;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -42,6 +45,9 @@ class AdmissionGate {
 
     /** Marks a sold-out queue over {@link #MAX_MEMBERS_HELD}: not loaded (nor asked about again), Redis decides. */
     private static final Set<String> TOO_BIG = Collections.unmodifiableSet(new HashSet<>());
+
+    private static final RedisScript<Long> COUNT_REFUSALS =
+            RedisScript.of(LuaScripts.text("scripts/count_refusals.lua"), Long.class);
 
     private record Known(Admission.Outcome outcome, long openAt, long until) {}
 
@@ -150,8 +156,10 @@ class AdmissionGate {
         soldOutRefusals.forEach((couponId, adder) -> {
             long count = adder.sumThenReset();
             if (count > 0) {
-                redis.opsForHash()
-                        .increment(CouponKeys.stats(couponId), "rejectedSoldOut", count)
+                redis.execute(
+                                COUNT_REFUSALS,
+                                List.of(CouponKeys.meta(couponId), CouponKeys.stats(couponId)),
+                                List.of(Long.toString(count)))
                         .doOnError(error -> adder.add(count))
                         .onErrorComplete()
                         .subscribe();

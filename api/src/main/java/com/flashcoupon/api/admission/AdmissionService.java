@@ -2,12 +2,15 @@ package com.flashcoupon.api.admission;
 
 import com.flashcoupon.api.config.BackendWatch;
 import com.flashcoupon.api.coupon.CouponMirror;
+import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.db.Coupon;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.time.Clock;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +22,7 @@ import reactor.core.publisher.Mono;
 /**
  * First-come admission: one Lua script decides (window, duplicate, stock cap, sequence, ZADD NX). Redis unreachable
  * fails the request (503), never admits it; a coupon missing from Redis is restored from MySQL before Redis decides.
+ * A retired event is answered from MySQL alone, exactly as Redis answered before it was retired.
  */
 @Service
 class AdmissionService {
@@ -33,6 +37,8 @@ class AdmissionService {
     private final StatusService statuses;
     private final AdmissionGate gate;
     private final BackendWatch backends;
+    private final RetiredCoupons retired;
+    private final Clock clock;
     private final Map<Admission.Outcome, Counter> outcomes = new EnumMap<>(Admission.Outcome.class);
     private final Counter localRefusals;
     private final Timer latency;
@@ -43,8 +49,12 @@ class AdmissionService {
             StatusService statuses,
             AdmissionGate gate,
             BackendWatch backends,
+            RetiredCoupons retired,
+            Clock clock,
             MeterRegistry meters) {
         this.backends = backends;
+        this.retired = retired;
+        this.clock = clock;
         this.redis = redis;
         this.gate = gate;
         this.localRefusals = Counter.builder("coupon.admissions.local.refusals")
@@ -79,6 +89,10 @@ class AdmissionService {
         if (down != null) {
             return Mono.error(ApiException.unavailable(down));
         }
+        var gone = retired.find(couponId);
+        if (gone.isPresent()) {
+            return answerRetired(gone.get(), memberId);
+        }
         var refusal = gate.localRefusal(couponId, memberId);
         if (refusal.isPresent()) {
             outcomes.get(refusal.get()).increment();
@@ -86,14 +100,42 @@ class AdmissionService {
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
         return runScript(couponId, memberId)
-                .flatMap(admission -> admission.outcome() == Admission.Outcome.MIRROR_MISSING
-                        ? mirror.restoreOrNotFound(couponId).then(runScript(couponId, memberId))
-                        : Mono.just(admission))
-                .doOnNext(admission -> {
-                    outcomes.get(admission.outcome()).increment();
-                    gate.learn(couponId, admission);
+                .flatMap(admission -> admission.outcome() != Admission.Outcome.MIRROR_MISSING
+                        ? decided(couponId, memberId, admission)
+                        : mirror.restoreOrNotFound(couponId)
+                                .flatMap(coupon -> coupon.retired()
+                                        ? answerRetired(coupon, memberId)
+                                        : runScript(couponId, memberId)
+                                                .flatMap(again -> decided(couponId, memberId, again))));
+    }
+
+    private Mono<Answer> decided(long couponId, String memberId, Admission admission) {
+        outcomes.get(admission.outcome()).increment();
+        gate.learn(couponId, admission);
+        return answer(couponId, memberId, admission);
+    }
+
+    /**
+     * What admit.lua answered before the event was retired, decided the same way from MySQL: closed first, then the
+     * member's own recorded outcome (200), then sold out. A settled event is closed or sold out, never open.
+     */
+    private Mono<Answer> answerRetired(Coupon coupon, String memberId) {
+        long couponId = coupon.id();
+        boolean closed = coupon.closedByOperator()
+                || (coupon.closeAt() != null && !clock.instant().isBefore(coupon.closeAt()));
+        if (closed) {
+            outcomes.get(Admission.Outcome.CLOSED).increment();
+            return Mono.error(ApiException.closed(couponId));
+        }
+        return statuses.recorded(couponId, memberId)
+                .map(status -> {
+                    outcomes.get(Admission.Outcome.ALREADY_ASKED).increment();
+                    return new Answer(false, status);
                 })
-                .flatMap(admission -> answer(couponId, memberId, admission));
+                .switchIfEmpty(Mono.defer(() -> {
+                    outcomes.get(Admission.Outcome.SOLD_OUT).increment();
+                    return Mono.error(ApiException.soldOut(couponId));
+                }));
     }
 
     private Mono<Answer> answer(long couponId, String memberId, Admission admission) {

@@ -17,7 +17,8 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue Jwt jwt,
         @Valid @NotNull @DefaultValue Drain drain,
         @Valid @NotNull @DefaultValue Kafka kafka,
-        @Valid @NotNull @DefaultValue RateLimit ratelimit) {
+        @Valid @NotNull @DefaultValue RateLimit ratelimit,
+        @Valid @NotNull @DefaultValue Retention retention) {
 
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
@@ -54,6 +55,19 @@ public record ApiProperties(
             @DefaultValue("5") @Min(0) int memberPerSecond,
             @DefaultValue("100") @Min(0) int addressPerSecond,
             @DefaultValue List<String> trustedProxies) {}
+
+    /**
+     * When an event's Redis state goes (docs/architecture.md, "An event's life").
+     *
+     * @param after how long a settled event keeps its Redis state before it is retired ({@code COUPON_EVENT_RETENTION})
+     * @param checkEvery how often each instance looks for events that settled or are due to retire
+     * @param markTtl how long a retired event's mark stays in Redis, keeping a restore that read MySQL just before the
+     *     retirement (a matter of milliseconds) from writing the event back
+     */
+    public record Retention(
+            @DefaultValue("24h") Duration after,
+            @DefaultValue("2s") Duration checkEvery,
+            @DefaultValue("1m") Duration markTtl) {}
 
     /** Partitions of the topics this app creates when they are missing. */
     public record Kafka(@DefaultValue("3") @Min(1) int topicPartitions) {}

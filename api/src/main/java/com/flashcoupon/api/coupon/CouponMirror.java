@@ -19,30 +19,45 @@ import reactor.core.publisher.Mono;
 /**
  * Keeps what admission needs of a coupon in Redis, copied from MySQL, the system of record. Called after every change
  * an operator makes, and when Redis turns out to have lost a coupon: then the stock floor comes from what MySQL knows
- * was published, so a restored Redis never reopens stock that was handed out.
+ * was published, so a restored Redis never reopens stock that was handed out. Every snapshot carries the row's
+ * version and Redis refuses an older one than it holds, so a change read before an operator's close cannot undo it.
+ * A retired event is never mirrored: MySQL answers for it.
  */
 @Component
 public class CouponMirror {
 
     private static final Logger log = LoggerFactory.getLogger(CouponMirror.class);
     private static final RedisScript<Long> MIRROR = RedisScript.of(LuaScripts.text("scripts/mirror.lua"), Long.class);
+    private static final long RESTORED = 0;
+    private static final long STALE = 2;
 
     private final ReactiveStringRedisTemplate redis;
     private final CouponRepository coupons;
     private final BlockingIo blocking;
+    private final RetiredCoupons retired;
 
-    CouponMirror(ReactiveStringRedisTemplate redis, CouponRepository coupons, BlockingIo blocking) {
+    CouponMirror(
+            ReactiveStringRedisTemplate redis, CouponRepository coupons, BlockingIo blocking, RetiredCoupons retired) {
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
+        this.retired = retired;
     }
 
-    /** Copies the coupon into Redis and lets the drainers see it. */
+    /** Copies the coupon into Redis, unless Redis holds a newer version or the event is retired. */
     public Mono<Void> mirror(Coupon coupon) {
         long id = coupon.id();
+        if (coupon.retired()) {
+            retired.remember(coupon);
+            return Mono.empty();
+        }
         long base = Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
-        List<String> keys =
-                List.of(CouponKeys.meta(id), CouponKeys.queue(id), CouponKeys.seq(id), CouponKeys.cursor(id));
+        List<String> keys = List.of(
+                CouponKeys.meta(id),
+                CouponKeys.queue(id),
+                CouponKeys.seq(id),
+                CouponKeys.cursor(id),
+                CouponKeys.retired(id));
         List<String> args = List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
@@ -50,22 +65,30 @@ public class CouponMirror {
                 Long.toString(coupon.closeAt() == null ? 0 : coupon.closeAt().toEpochMilli()),
                 coupon.closedByOperator() ? "1" : "0",
                 Integer.toString(coupon.issueRatePerSecond()),
-                Long.toString(base));
+                Long.toString(base),
+                Long.toString(coupon.version()));
         return redis.execute(MIRROR, keys, args)
                 .next()
-                .handle(logging(existed -> {
-                    if (existed == 0L && base > 0) {
+                .handle(logging(outcome -> {
+                    if (outcome == RESTORED && base > 0) {
                         log.error(
                                 "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
                                 id,
                                 base);
+                    } else if (outcome == STALE) {
+                        log.info(
+                                "coupon {}: Redis holds a newer version than {}; this snapshot was not mirrored",
+                                id,
+                                coupon.version());
                     }
                 }))
-                .then(redis.opsForSet().add(CouponKeys.DRAIN_INDEX, Long.toString(id)))
                 .then();
     }
 
-    /** Mirrors the coupon again from MySQL; empty when MySQL has no such coupon. */
+    /**
+     * Mirrors the coupon again from MySQL; empty when MySQL has no such coupon. A retired coupon is returned as MySQL
+     * has it and stays out of Redis.
+     */
     public Mono<Coupon> restore(long couponId) {
         return blocking.call(() -> coupons.findById(couponId))
                 .flatMap(found -> found.map(Mono::just).orElseGet(Mono::empty))

@@ -1,5 +1,6 @@
 package com.flashcoupon.api.coupon;
 
+import com.flashcoupon.db.Coupon;
 import java.time.Instant;
 
 /**
@@ -30,6 +31,25 @@ public record CouponState(
         OPEN,
         SOLD_OUT,
         CLOSED
+    }
+
+    /** A retired event as MySQL keeps it: final figures, nothing queued, nothing waiting. */
+    public static CouponState retired(Coupon coupon, long now) {
+        long admitted = coupon.admittedCount() == null ? coupon.publishedCount() : coupon.admittedCount();
+        return new CouponState(
+                coupon.id(),
+                coupon.name(),
+                coupon.totalQuantity(),
+                coupon.openAt().toEpochMilli(),
+                coupon.closeAt() == null ? 0 : coupon.closeAt().toEpochMilli(),
+                coupon.closedByOperator(),
+                coupon.issueRatePerSecond(),
+                admitted,
+                0,
+                0,
+                (long) coupon.issuedCount() + coupon.failedCount(),
+                coupon.rejectedSoldOutCount() == null ? 0 : coupon.rejectedSoldOutCount(),
+                now);
     }
 
     public long admitted() {

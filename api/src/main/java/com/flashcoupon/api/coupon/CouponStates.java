@@ -5,13 +5,17 @@ import static com.flashcoupon.api.coupon.RedisReplies.text;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import java.time.Clock;
 import java.util.List;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
-/** Reads a coupon's live state from Redis in one round trip, restoring the mirror from MySQL when it is missing. */
+/**
+ * Reads a coupon's live state from Redis in one round trip, restoring the mirror from MySQL when it is missing. A
+ * retired event's state comes from MySQL alone.
+ */
 @Component
 public class CouponStates {
 
@@ -21,20 +25,31 @@ public class CouponStates {
 
     private final ReactiveStringRedisTemplate redis;
     private final CouponMirror mirror;
+    private final RetiredCoupons retired;
+    private final Clock clock;
 
-    CouponStates(ReactiveStringRedisTemplate redis, CouponMirror mirror) {
+    CouponStates(ReactiveStringRedisTemplate redis, CouponMirror mirror, RetiredCoupons retired, Clock clock) {
         this.redis = redis;
         this.mirror = mirror;
+        this.retired = retired;
+        this.clock = clock;
     }
 
     /** The coupon's state, or a 404 problem when MySQL has no such coupon. */
     public Mono<CouponState> load(long couponId) {
+        var gone = retired.find(couponId);
+        if (gone.isPresent()) {
+            return Mono.just(CouponState.retired(gone.get(), clock.millis()));
+        }
         return read(couponId)
-                .switchIfEmpty(
-                        Mono.defer(() -> mirror.restoreOrNotFound(couponId).then(read(couponId))));
+                .switchIfEmpty(Mono.defer(() -> mirror.restoreOrNotFound(couponId)
+                        .flatMap(coupon -> coupon.retired()
+                                ? Mono.just(CouponState.retired(coupon, clock.millis()))
+                                : read(couponId))));
     }
 
-    private Mono<CouponState> read(long id) {
+    /** The state Redis holds; empty when Redis has no mirror of the coupon. */
+    public Mono<CouponState> read(long id) {
         List<String> keys = List.of(
                 CouponKeys.meta(id),
                 CouponKeys.queue(id),

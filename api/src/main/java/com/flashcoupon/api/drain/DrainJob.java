@@ -3,7 +3,7 @@ package com.flashcoupon.api.drain;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-/** Thin: the schedule. The lease per coupon lives in {@link Drainer}. */
+/** Thin: the schedule, on a thread of its own. The lease per coupon lives in {@link Drainer}. */
 @Component
 class DrainJob {
 
@@ -13,7 +13,7 @@ class DrainJob {
         this.drainer = drainer;
     }
 
-    @Scheduled(fixedDelayString = "${coupon.drain.tick:200ms}")
+    @Scheduled(fixedDelayString = "${coupon.drain.tick:200ms}", scheduler = "drainScheduler")
     void tick() {
         drainer.drainAll();
     }

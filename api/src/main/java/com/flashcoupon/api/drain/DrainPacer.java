@@ -1,7 +1,9 @@
 package com.flashcoupon.api.drain;
 
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * How many records each coupon may publish now, so that a coupon drains at its {@code issueRatePerSecond}: a token
@@ -34,8 +36,9 @@ final class DrainPacer {
         }
     }
 
-    void forget(long couponId) {
-        buckets.remove(couponId);
+    /** Drops the buckets of events no longer drained (retired), so the pacer does not grow with past events. */
+    void retainOnly(Collection<Long> couponIds) {
+        buckets.keySet().retainAll(Set.copyOf(couponIds));
     }
 
     /** One tick's worth, and at least one record so that a rate below one per tick still drains. */

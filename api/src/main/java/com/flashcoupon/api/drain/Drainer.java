@@ -42,6 +42,9 @@ class Drainer {
     private static final RedisScript<List> CLAIM =
             RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class);
 
+    /** Events with state in Redis looked at per tick; retirement keeps the real number far below. */
+    static final int MAX_EVENTS = 10_000;
+
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
 
@@ -54,6 +57,9 @@ class Drainer {
     private final DrainPacer pacer;
     private final String owner;
     private final Counter published;
+
+    /** The last list of events MySQL gave, drained while MySQL cannot answer. */
+    private volatile List<Long> events = List.of();
 
     Drainer(
             StringRedisTemplate redis,
@@ -76,14 +82,22 @@ class Drainer {
                 .register(meters);
     }
 
-    /** One tick: every coupon the drainers know of. A failing coupon does not hold up the others. */
+    /**
+     * One tick: every event that still has state in Redis, as MySQL lists them (a list with no key of its own in
+     * Redis, so it works on a Redis Cluster and no event can fall out of it while it has requests to publish). When
+     * MySQL cannot answer, the last list it gave is used. A failing coupon does not hold up the others.
+     */
     void drainAll() {
-        Set<String> ids = redis.opsForSet().members(CouponKeys.DRAIN_INDEX);
-        if (ids == null) {
-            return;
+        List<Long> ids;
+        try {
+            ids = coupons.findWithRedisState(MAX_EVENTS);
+            events = ids;
+        } catch (RuntimeException e) {
+            ids = events;
+            log.debug("the list of events to drain could not be read from MySQL; using the last one: {}", e.toString());
         }
-        for (String id : ids) {
-            long couponId = Long.parseLong(id);
+        pacer.retainOnly(ids);
+        for (long couponId : ids) {
             try {
                 drain(couponId);
             } catch (RuntimeException e) {
@@ -92,7 +106,10 @@ class Drainer {
         }
     }
 
-    /** Publishes what this coupon's rate allows now, batch by batch. */
+    /**
+     * Publishes what this coupon's rate allows now, batch by batch. The pacer holds at most one tick's worth, so the
+     * loop ends within {@code rate x tick / maxBatch + 1} batches.
+     */
     void drain(long couponId) {
         while (true) {
             List<?> claim = redis.execute(
@@ -110,16 +127,12 @@ class Drainer {
             long cursor = number(claim, 1);
             long queued = number(claim, 2);
             int rate = (int) number(claim, 3);
-            if (number(claim, 4) == 1) {
-                finish(couponId);
-                return;
-            }
             long allowed = pacer.available(couponId, rate, queued - cursor, System.nanoTime());
             int count = (int) Math.min(allowed, settings.maxBatch());
             if (count <= 0) {
                 return;
             }
-            publishBatch(couponId, cursor, count, number(claim, 5));
+            publishBatch(couponId, cursor, count, number(claim, 4));
             pacer.spend(couponId, count);
         }
     }
@@ -159,12 +172,5 @@ class Drainer {
             throw new IllegalStateException("lost the drain lease");
         }
         coupons.recordPublished(couponId, base + next);
-    }
-
-    private void finish(long couponId) {
-        redis.opsForSet().remove(CouponKeys.DRAIN_INDEX, Long.toString(couponId));
-        redis.delete(CouponKeys.lease(couponId));
-        pacer.forget(couponId);
-        log.info("coupon {}: everything admitted is published; drain finished", couponId);
     }
 }

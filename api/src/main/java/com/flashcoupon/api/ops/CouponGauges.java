@@ -3,13 +3,10 @@ package com.flashcoupon.api.ops;
 import com.flashcoupon.api.config.BlockingIo;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
-import com.flashcoupon.contract.CouponKeys;
-import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +14,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
@@ -25,7 +21,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * Per-coupon gauges of the admission queue, refreshed from Redis every couple of seconds, for the {@value #RECENT}
- * most recent events (MySQL) and any other coupon still being drained:
+ * most recent events and any other event that still has state in Redis (both lists from MySQL):
  *
  * <ul>
  *   <li>{@code coupon.queue.waiting{coupon}}: admitted requests without a result yet (issued or failed);
@@ -33,16 +29,18 @@ import reactor.core.publisher.Mono;
  * </ul>
  *
  * An event that drops out of both sets loses its series, so the number of series stays bounded. Redis is read
- * without blocking; the one MySQL query runs on the JDBC scheduler.
+ * without blocking; the MySQL queries run on the JDBC scheduler.
  */
 @Component
 class CouponGauges {
 
     static final int RECENT = 20;
 
+    /** Events with state in Redis that get gauges; retirement keeps the real number far below. */
+    static final int LIVE = 200;
+
     private static final Logger log = LoggerFactory.getLogger(CouponGauges.class);
 
-    private final ReactiveStringRedisTemplate redis;
     private final CouponRepository coupons;
     private final BlockingIo blocking;
     private final CouponStates states;
@@ -50,13 +48,7 @@ class CouponGauges {
     private final Map<Long, Levels> levels = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean();
 
-    CouponGauges(
-            ReactiveStringRedisTemplate redis,
-            CouponRepository coupons,
-            BlockingIo blocking,
-            CouponStates states,
-            MeterRegistry meters) {
-        this.redis = redis;
+    CouponGauges(CouponRepository coupons, BlockingIo blocking, CouponStates states, MeterRegistry meters) {
         this.coupons = coupons;
         this.blocking = blocking;
         this.states = states;
@@ -68,16 +60,12 @@ class CouponGauges {
         if (!running.compareAndSet(false, true)) {
             return; // the previous refresh is still reading
         }
-        Mono<List<Long>> draining = redis.opsForSet()
-                .members(CouponKeys.DRAIN_INDEX)
-                .map(Long::parseLong)
-                .collectList();
-        Mono<List<Long>> recent = blocking.call(
-                () -> coupons.findRecent(RECENT).stream().map(Coupon::id).toList());
-        Mono.zip(draining, recent)
-                .flatMapMany(both -> {
-                    Set<Long> ids = new HashSet<>(both.getT1());
-                    ids.addAll(both.getT2());
+        blocking.call(() -> {
+                    Set<Long> ids = new HashSet<>(coupons.findWithRedisState(LIVE));
+                    coupons.findRecent(RECENT).forEach(coupon -> ids.add(coupon.id()));
+                    return ids;
+                })
+                .flatMapMany(ids -> {
                     levels.keySet().stream()
                             .filter(id -> !ids.contains(id))
                             .toList()

@@ -4,6 +4,7 @@ import static com.flashcoupon.api.coupon.RedisReplies.number;
 import static com.flashcoupon.api.coupon.RedisReplies.text;
 
 import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -17,7 +18,7 @@ import reactor.core.publisher.Mono;
 
 /**
  * A member's request status: Redis answers (one script), MySQL answers when Redis no longer knows the request (after a
- * Redis loss), since wallets and failures are recorded there.
+ * Redis loss, or for a retired event, whose state is in MySQL alone), since wallets and failures are recorded there.
  */
 @Service
 public class StatusService {
@@ -28,11 +29,13 @@ public class StatusService {
     private final ReactiveStringRedisTemplate redis;
     private final JdbcClient jdbc;
     private final BlockingIo blocking;
+    private final RetiredCoupons retired;
 
-    StatusService(ReactiveStringRedisTemplate redis, JdbcClient jdbc, BlockingIo blocking) {
+    StatusService(ReactiveStringRedisTemplate redis, JdbcClient jdbc, BlockingIo blocking, RetiredCoupons retired) {
         this.redis = redis;
         this.jdbc = jdbc;
         this.blocking = blocking;
+        this.retired = retired;
     }
 
     /** The status, or a 404 REQUEST_NOT_FOUND problem. */
@@ -42,6 +45,11 @@ public class StatusService {
 
     /** The status and the admission sequence it was computed from (0 when the request is decided), or a 404. */
     Mono<Tracked> track(long couponId, String memberId) {
+        if (retired.find(couponId).isPresent()) {
+            return recorded(couponId, memberId)
+                    .map(status -> new Tracked(status, 0))
+                    .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
+        }
         List<String> keys = List.of(
                 CouponKeys.meta(couponId),
                 CouponKeys.queue(couponId),
@@ -51,7 +59,7 @@ public class StatusService {
                 .next()
                 .flatMap(reply -> number(reply, 0) == 1
                         ? Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1)))
-                        : fromDatabase(couponId, memberId).map(status -> new Tracked(status, 0)))
+                        : recorded(couponId, memberId).map(status -> new Tracked(status, 0)))
                 .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
     }
 
@@ -75,11 +83,12 @@ public class StatusService {
         return IssueStatus.failed(couponId, memberId, result.substring(CouponKeys.FAILED_PREFIX.length()));
     }
 
-    private Mono<IssueStatus> fromDatabase(long couponId, String memberId) {
-        return blocking.call(() -> recorded(couponId, memberId)).flatMap(Mono::justOrEmpty);
+    /** The member's outcome as MySQL recorded it (a wallet, or a failure); empty when MySQL knows of none. */
+    public Mono<IssueStatus> recorded(long couponId, String memberId) {
+        return blocking.call(() -> recordedNow(couponId, memberId)).flatMap(Mono::justOrEmpty);
     }
 
-    private Optional<IssueStatus> recorded(long couponId, String memberId) {
+    private Optional<IssueStatus> recordedNow(long couponId, String memberId) {
         Optional<IssueStatus> issued = jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
                 .params(couponId, memberId)
                 .query(Long.class)

@@ -38,6 +38,10 @@ public class ApiException extends RuntimeException {
         return of(ErrorCode.NOT_OPEN, "Coupon " + couponId + " is closed.");
     }
 
+    public static ApiException retired(long couponId) {
+        return of(ErrorCode.RETIRED, "Coupon " + couponId + " is retired; its settings no longer change.");
+    }
+
     public static ApiException unavailable(String what) {
         return of(ErrorCode.UNAVAILABLE, what + " is unavailable; nothing was accepted. Try again shortly.");
     }

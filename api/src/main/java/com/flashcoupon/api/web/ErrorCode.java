@@ -17,6 +17,8 @@ public enum ErrorCode {
     NOT_OPEN(HttpStatus.CONFLICT, "Not open"),
     ALREADY_USED(HttpStatus.CONFLICT, "Already used"),
     EXPIRED(HttpStatus.CONFLICT, "Expired"),
+    /** An operator's change to an event that is retired (its life is over; its settings no longer change). */
+    RETIRED(HttpStatus.CONFLICT, "Retired"),
     PAYLOAD_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests"),

@@ -131,17 +131,26 @@ class AdmissionModelPropertyTest {
                 CouponKeys.stats(id)));
     }
 
+    /** Each operator change raises the row's version, as MySQL does. */
+    private static long version;
+
     private static void mirror(long id, int total, boolean closed, int rate) {
         REDIS.execute(
                 MIRROR,
-                List.of(CouponKeys.meta(id), CouponKeys.queue(id), CouponKeys.seq(id), CouponKeys.cursor(id)),
+                List.of(
+                        CouponKeys.meta(id),
+                        CouponKeys.queue(id),
+                        CouponKeys.seq(id),
+                        CouponKeys.cursor(id),
+                        CouponKeys.retired(id)),
                 "model",
                 Integer.toString(total),
                 Long.toString(System.currentTimeMillis() - 60_000),
                 "0",
                 closed ? "1" : "0",
                 Integer.toString(rate),
-                "0");
+                "0",
+                Long.toString(++version));
     }
 
     private static Admission admit(long id, String member) {

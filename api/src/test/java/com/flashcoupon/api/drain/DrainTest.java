@@ -80,6 +80,21 @@ class DrainTest extends ApiTestBase {
                 .isEqualTo(50);
     }
 
+    /**
+     * The drainers once read a Redis set of coupon ids that the mirror filled in a second step: a crash or an error
+     * between the two steps left an admitting coupon that nothing drained. The list now comes from MySQL.
+     */
+    @Test
+    void shouldDrainACouponWhenNoRedisKeyListsIt() {
+        long id = createCoupon(5, 1_000);
+        redis.delete("cpn:drain");
+
+        admit(id, 5);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(id) == 5);
+        assertThat(redis.hasKey("cpn:drain")).isFalse();
+    }
+
     @Test
     void shouldPublishTheBatchAgainWhenCrashingBetweenAcknowledgementAndCursorAdvance() {
         long id = createCoupon(10, 1_000);

@@ -37,7 +37,7 @@ class ResultStore {
         }
         Long added = redis.execute(
                 RECORD_RESULTS,
-                List.of(CouponKeys.result(couponId), CouponKeys.done(couponId)),
+                List.of(CouponKeys.result(couponId), CouponKeys.done(couponId), CouponKeys.retired(couponId)),
                 args.toArray(Object[]::new));
         return added == null ? 0 : added;
     }

@@ -67,6 +67,17 @@ class ResultStoreTest {
         }
 
         @Test
+        void shouldWriteNothingWhenTheEventWasRetired() {
+            redis.opsForValue().set(CouponKeys.retired(104), "1");
+
+            long added = store.record(104, List.of(Decision.issued("m-1", 7, 1L)));
+
+            assertThat(added).isZero();
+            assertThat(redis.hasKey(CouponKeys.result(104))).isFalse();
+            assertThat(redis.hasKey(CouponKeys.done(104))).isFalse();
+        }
+
+        @Test
         void shouldKeepTheFirstStatusWhenAMemberIsRecordedWithAnother() {
             store.record(103, List.of(Decision.issued("m-1", 7, 1L)));
 

@@ -1,0 +1,153 @@
+package com.flashcoupon.api.retire;
+
+import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.coupon.CouponState;
+import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.db.Coupon;
+import com.flashcoupon.db.CouponRepository;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.stereotype.Service;
+
+/**
+ * Ends an event's life in Redis (docs/architecture.md, "An event's life"). An event is settled once admission is over
+ * (closed, or sold out) and every admitted member has a result in MySQL (issued or FAILED); once it has been settled
+ * for the retention, it is retired: MySQL records it first (from then on MySQL answers every status, refusal and
+ * figure of the event), then one script removes its Redis keys. Every api instance runs this; the conditional update
+ * in MySQL lets exactly one of them retire an event, and removing keys is idempotent, so an instance that dies between
+ * the two steps leaves the rest to the next pass of any instance. Runs on a scheduler thread of its own: it may block.
+ */
+@Service
+class EventRetirer {
+
+    private static final Logger log = LoggerFactory.getLogger(EventRetirer.class);
+
+    private static final RedisScript<Long> RETIRE = RedisScript.of(LuaScripts.text("scripts/retire.lua"), Long.class);
+
+    /** Events looked at per pass; retirement keeps the real number of events with Redis state far below. */
+    static final int MAX_EVENTS = 10_000;
+
+    private static final Duration REDIS_WAIT = Duration.ofSeconds(5);
+
+    private final CouponRepository coupons;
+    private final CouponStates states;
+    private final RetiredCoupons retired;
+    private final StringRedisTemplate redis;
+    private final Duration retention;
+    private final Duration markTtl;
+    private final Clock clock;
+    private final Counter settledEvents;
+    private final Counter retiredEvents;
+
+    EventRetirer(
+            CouponRepository coupons,
+            CouponStates states,
+            RetiredCoupons retired,
+            StringRedisTemplate redis,
+            ApiProperties properties,
+            Clock clock,
+            MeterRegistry meters) {
+        this.coupons = coupons;
+        this.states = states;
+        this.retired = retired;
+        this.redis = redis;
+        this.retention = properties.retention().after();
+        this.markTtl = properties.retention().markTtl();
+        this.clock = clock;
+        this.settledEvents = Counter.builder("coupon.events.settled")
+                .description("Events found settled by this instance: admission over, every admitted member told")
+                .register(meters);
+        this.retiredEvents = Counter.builder("coupon.events.retired")
+                .description("Events this instance retired: their Redis state removed, MySQL answers for them")
+                .register(meters);
+    }
+
+    /** One pass over every event that still has state in Redis. A failing event does not hold up the others. */
+    void run() {
+        List<Long> ids;
+        try {
+            ids = coupons.findWithRedisState(MAX_EVENTS);
+        } catch (RuntimeException e) {
+            log.debug("events to retire not listed, MySQL did not answer: {}", e.toString());
+            return;
+        }
+        for (long id : ids) {
+            try {
+                step(id);
+            } catch (RuntimeException e) {
+                log.warn("coupon {}: settling or retiring failed, trying again next pass: {}", id, e.toString());
+            }
+        }
+    }
+
+    private void step(long id) {
+        Coupon coupon = coupons.findById(id).orElse(null);
+        if (coupon == null) {
+            return;
+        }
+        if (coupon.retired()) {
+            removeKeys(coupon); // retired by an instance that stopped before the keys went
+            return;
+        }
+        CouponState state = states.read(id).block(REDIS_WAIT);
+        if (state == null || !settled(coupon, state)) {
+            return; // not in Redis (lost and not restored yet: nothing to remove), or still going
+        }
+        Instant now = clock.instant();
+        if (coupon.settledAt() == null) {
+            if (coupons.markSettled(id, now)) {
+                settledEvents.increment();
+                log.info(
+                        "coupon {} settled: {} admitted, {} issued, {} failed; its Redis state goes after {}",
+                        id,
+                        state.admitted(),
+                        coupon.issuedCount(),
+                        coupon.failedCount(),
+                        retention);
+            }
+            return;
+        }
+        if (now.isBefore(coupon.settledAt().plus(retention))) {
+            return;
+        }
+        // the version read with the row: an operator's change since then (a later closeAt reopening admission) wins
+        if (coupons.markRetired(id, coupon.version(), now, state.admitted(), state.rejectedSoldOut())) {
+            retiredEvents.increment();
+            coupons.findById(id).ifPresent(this::removeKeys);
+        }
+    }
+
+    /**
+     * Settled: admission is over (closed, or every unit of stock admitted), everything admitted was handed to Kafka,
+     * and MySQL holds an outcome (a wallet or a failure) for every admitted member.
+     */
+    static boolean settled(Coupon coupon, CouponState state) {
+        CouponState.Status status = state.status();
+        boolean admissionOver = status == CouponState.Status.CLOSED || status == CouponState.Status.SOLD_OUT;
+        long decided = (long) coupon.issuedCount() + coupon.failedCount();
+        return admissionOver && state.cursor() >= state.queued() && decided >= state.admitted();
+    }
+
+    private void removeKeys(Coupon coupon) {
+        long id = coupon.id();
+        List<String> keys = new ArrayList<>();
+        keys.add(CouponKeys.retired(id));
+        keys.addAll(CouponKeys.state(id));
+        Long removed = redis.execute(RETIRE, keys, Long.toString(markTtl.toMillis()));
+        coupons.markKeysRemoved(id, clock.instant());
+        retired.remember(coupon);
+        log.info("coupon {} retired: {} Redis keys removed; MySQL answers for it from now on", id, removed);
+    }
+}

@@ -1,0 +1,331 @@
+package com.flashcoupon.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.contract.CouponKeys;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Events end (docs/architecture.md, "An event's life"): once settled and past the retention, an event's Redis keys are
+ * gone, and every member's status, every refusal and the event's figures are answered exactly as before, from MySQL.
+ * Then many small events in a row: Redis' keys and memory, and the apps' heaps, come back to where they were.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class EventRetirementTest {
+
+    private static final Duration RETENTION = Duration.ofSeconds(3);
+
+    private static final RedisScript<Long> MEMORY_USAGE = RedisScript.of(
+            "local total = 0 for i = 1, #KEYS do total = total + (redis.call('MEMORY', 'USAGE', KEYS[i], 'SAMPLES',"
+                    + " '0') or 0) end return total",
+            Long.class);
+
+    private static Stack stack;
+    private static WebTestClient http;
+
+    @BeforeAll
+    static void start() {
+        stack = new Stack(
+                Map.of(
+                        "coupon.retention.after", RETENTION.toMillis() + "ms",
+                        "coupon.retention.check-every", "200ms",
+                        "coupon.retention.mark-ttl", "1s",
+                        "coupon.drain.tick", "100ms"),
+                Map.of());
+        http = WebTestClient.bindToServer()
+                .baseUrl(stack.apiUrl())
+                .responseTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void shouldAnswerEveryMemberAsBeforeWhenASoldOutEventIsRetired() {
+        long id = stack.createCoupon("Retired sold out", 4, 1_000);
+        for (int i = 1; i <= 4; i++) {
+            ask(id, "so-" + i).expectStatus().isAccepted();
+        }
+        ask(id, "so-late").expectStatus().isEqualTo(409);
+        awaitIssued(id, 4);
+        assertThat(stack.redis.hasKey(CouponKeys.meta(id)))
+                .as("still live in Redis")
+                .isTrue();
+
+        List<String> members = List.of("so-1", "so-2", "so-3", "so-4", "so-late", "so-never");
+        Map<String, Object> before = answers(id, members);
+
+        awaitRetired(id);
+
+        assertThat(answers(id, members)).isEqualTo(before);
+        assertThat(before)
+                .containsEntry("ask so-late", "409 SOLD_OUT")
+                .containsEntry("ask so-never", "409 SOLD_OUT")
+                .containsEntry("status so-never", "404 REQUEST_NOT_FOUND");
+        assertThat(stateKeys(id)).as("nothing came back into Redis").isEmpty();
+        assertThat(stack.redis.hasKey(CouponKeys.queue(id))).isFalse();
+    }
+
+    @Test
+    @Order(2)
+    void shouldRefuseAsBeforeAndKeepTheFinalFiguresWhenAClosedEventIsRetired() {
+        long id = stack.createCoupon("Retired closed", 10, 1_000);
+        for (int i = 1; i <= 3; i++) {
+            ask(id, "cl-" + i).expectStatus().isAccepted();
+        }
+        admin(http.post().uri("/admin/v1/coupons/{id}/close", id))
+                .exchange()
+                .expectStatus()
+                .isOk();
+        awaitIssued(id, 3);
+        List<String> members = List.of("cl-1", "cl-2", "cl-3", "cl-never");
+        Map<String, Object> before = answers(id, members);
+
+        awaitRetired(id);
+
+        assertThat(answers(id, members)).isEqualTo(before);
+        assertThat(before).containsEntry("ask cl-1", "409 NOT_OPEN").containsEntry("ask cl-never", "409 NOT_OPEN");
+        admin(http.get().uri("/admin/v1/coupons/{id}", id))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.lifecycle")
+                .isEqualTo("RETIRED")
+                .jsonPath("$.retiredAt")
+                .isNotEmpty()
+                .jsonPath("$.status")
+                .isEqualTo("CLOSED")
+                .jsonPath("$.stats.admitted")
+                .isEqualTo(3)
+                .jsonPath("$.stats.issued")
+                .isEqualTo(3)
+                .jsonPath("$.stats.published")
+                .isEqualTo(3);
+        admin(http.patch().uri("/admin/v1/coupons/{id}", id))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", 5))
+                .exchange()
+                .expectStatus()
+                .isEqualTo(409)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("RETIRED");
+        assertThat(stateKeys(id)).isEmpty();
+    }
+
+    /**
+     * Bytes per admitted member while an event is live and after it is retired, on an event of 2,000 members that the
+     * operator closes once everyone is issued. Printed for the README; asserted only as "nothing left".
+     */
+    @Test
+    @Order(3)
+    void shouldFreeEveryByteOfAnEventWhenItIsRetired() {
+        int members = 2_000;
+        long id = stack.createCoupon("Memory", members + 1, 5_000);
+        List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), id, Crowd.members("mem", members), 0, 64);
+        assertThat(Crowd.countByStatus(answers)).containsEntry(202, (long) members);
+        awaitIssued(id, members);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        String.valueOf(members).equals(stack.redis.opsForValue().get(CouponKeys.done(id))));
+
+        long live = bytesOf(CouponKeys.state(id));
+        admin(http.post().uri("/admin/v1/coupons/{id}/close", id))
+                .exchange()
+                .expectStatus()
+                .isOk();
+        awaitRetired(id);
+        long retired = bytesOf(CouponKeys.state(id));
+
+        System.out.printf(
+                "Redis bytes per admitted member: %.1f while live (%d bytes for %d members), %d after retirement%n",
+                (double) live / members, live, members, retired);
+        assertThat(live).isGreaterThan(members * 20L);
+        assertThat(retired).isZero();
+    }
+
+    /**
+     * 200 small events through admission, issuance and retirement: every key of every event goes, every member's
+     * status still answers, and neither the keys in Redis nor the heap (api and worker share this JVM) grow with the
+     * number of past events: the heap after the last 150 events is within a few MB of what it was after the first 50.
+     */
+    @Test
+    @Order(4)
+    void shouldReturnRedisAndTheHeapToWhereTheyWereWhenManyEventsEnd() {
+        long keysBefore = dbSize();
+
+        List<Long> first = runEvents("wave1", 50);
+        awaitAllRetired(first);
+        await().atMost(Duration.ofSeconds(10)).until(() -> dbSize() <= keysBefore);
+        long heapAfterFirst = settledHeap();
+
+        List<Long> second = runEvents("wave2", 150);
+        awaitAllRetired(second);
+        await().atMost(Duration.ofSeconds(10)).until(() -> dbSize() <= keysBefore);
+        long heapAfterSecond = settledHeap();
+
+        assertThat(dbSize()).as("keys in the pipeline's Redis database").isLessThanOrEqualTo(keysBefore);
+        for (long id : second.subList(0, 20)) {
+            status(id, "wave2-" + id + "-1")
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.status")
+                    .isEqualTo("ISSUED");
+            status(id, "wave2-" + id + "-9").expectStatus().isNotFound();
+        }
+        long growth = heapAfterSecond - heapAfterFirst;
+        System.out.printf(
+                "heap after 50 events %d MB, after 200 events %d MB (growth %d KB)%n",
+                heapAfterFirst >> 20, heapAfterSecond >> 20, growth >> 10);
+        assertThat(growth).as("heap growth over 150 more past events, bytes").isLessThan(24L << 20);
+    }
+
+    /** Creates {@code count} events of 3 coupons, asks 3 members each, waits until all are issued; returns the ids. */
+    private static List<Long> runEvents(String wave, int count) {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            long id = stack.createCoupon(wave, 3, 1_000);
+            ids.add(id);
+            for (int m = 1; m <= 3; m++) {
+                ask(id, wave + "-" + id + "-" + m).expectStatus().isAccepted();
+            }
+        }
+        for (long id : ids) {
+            awaitIssued(id, 3);
+        }
+        return ids;
+    }
+
+    private static void awaitAllRetired(List<Long> ids) {
+        await().atMost(RETENTION.plusSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.jdbc
+                                .sql("SELECT COUNT(*) FROM coupon WHERE id BETWEEN ? AND ? AND keys_removed_at IS NULL")
+                                .params(ids.getFirst(), ids.getLast())
+                                .query(Long.class)
+                                .single()
+                        == 0);
+        for (long id : ids) {
+            assertThat(stateKeys(id)).as("keys of coupon %d", id).isEmpty();
+        }
+    }
+
+    private static void awaitIssued(long id, int count) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> stack.walletCount(id) == count);
+    }
+
+    private static void awaitRetired(long id) {
+        await().atMost(RETENTION.plusSeconds(30))
+                .until(() -> stateKeys(id).isEmpty()
+                        && stack.jdbc
+                                        .sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND keys_removed_at IS NOT NULL")
+                                        .param(id)
+                                        .query(Long.class)
+                                        .single()
+                                == 1);
+    }
+
+    /** What the api answers about the event: statuses and asks of these members, and the event itself. */
+    private static Map<String, Object> answers(long id, List<String> members) {
+        Map<String, Object> answers = new LinkedHashMap<>();
+        for (String member : members) {
+            answers.put("status " + member, summary(status(id, member).returnResult(Map.class)));
+            answers.put("ask " + member, summary(ask(id, member).returnResult(Map.class)));
+        }
+        answers.put(
+                "coupon",
+                summary(http.get()
+                        .uri("/api/v1/coupons/{id}", id)
+                        .header("Authorization", "Bearer " + Stack.token("reader", List.of()))
+                        .exchange()
+                        .returnResult(Map.class)));
+        return answers;
+    }
+
+    /** A 2xx answer whole; a problem as its status and code (its detail and request id differ from call to call). */
+    private static Object summary(org.springframework.test.web.reactive.server.FluxExchangeResult<Map> result) {
+        Map<?, ?> body = result.getResponseBody().blockFirst(Duration.ofSeconds(10));
+        int status = result.getStatus().value();
+        return status < 300 ? status + " " + body : status + " " + (body == null ? null : body.get("code"));
+    }
+
+    private static WebTestClient.ResponseSpec ask(long id, String member) {
+        return http.post()
+                .uri("/api/v1/coupons/{id}/issue-requests", id)
+                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                .exchange();
+    }
+
+    private static WebTestClient.ResponseSpec status(long id, String member) {
+        return http.get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me", id)
+                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                .exchange();
+    }
+
+    private static <S extends WebTestClient.RequestHeadersSpec<?>> S admin(S request) {
+        request.header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")));
+        return request;
+    }
+
+    private static List<String> stateKeys(long id) {
+        List<String> present = new ArrayList<>();
+        for (String key : CouponKeys.state(id)) {
+            if (Boolean.TRUE.equals(stack.redis.hasKey(key))) {
+                present.add(key);
+            }
+        }
+        return present;
+    }
+
+    private static long dbSize() {
+        return stack.redis.execute(
+                (RedisCallback<Long>) connection -> connection.serverCommands().dbSize());
+    }
+
+    /** What these keys take in Redis ({@code MEMORY USAGE key SAMPLES 0}: every element counted). */
+    private static long bytesOf(List<String> keys) {
+        Long total = stack.redis.execute(MEMORY_USAGE, keys);
+        return total == null ? 0 : total;
+    }
+
+    /** Used heap after collections, once it stops falling. */
+    private static long settledHeap() {
+        var memory = ManagementFactory.getMemoryMXBean();
+        long used = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            try {
+                Thread.sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+        }
+        return used;
+    }
+}
