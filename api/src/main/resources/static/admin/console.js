@@ -92,7 +92,7 @@ function eventRow(event) {
   const cells = [
     event.id,
     event.name,
-    badge(event.status),
+    states(event),
     `${number.format(event.stats.admitted)} / ${number.format(event.totalQuantity)}`,
     number.format(event.stats.issued),
     number.format(event.issueRatePerSecond),
@@ -114,6 +114,16 @@ function badge(status) {
   span.textContent = status.replace('_', ' ');
   return span;
 }
+
+/** The member-facing status, and where the event is in its life once admission is over (draining, settled, retired). */
+function states(event) {
+  const cell = document.createDocumentFragment();
+  cell.append(badge(event.status));
+  if (AFTER_ADMISSION.includes(event.lifecycle)) cell.append(' ', badge(event.lifecycle));
+  return cell;
+}
+
+const AFTER_ADMISSION = ['DRAINING', 'SETTLED', 'RETIRED'];
 
 // ---- live panel -----------------------------------------------------------------------------------------------------
 
@@ -154,6 +164,15 @@ function render(event) {
   const status = $('#panel-status');
   status.className = `badge ${event.status.toLowerCase()}`;
   status.textContent = event.status.replace('_', ' ');
+  const life = $('#panel-life');
+  life.hidden = !AFTER_ADMISSION.includes(event.lifecycle);
+  life.className = `badge ${event.lifecycle.toLowerCase()}`;
+  life.textContent = event.lifecycle;
+  const settled = event.settledAt ? ` Settled ${new Date(event.settledAt).toLocaleString()}.` : '';
+  const retired = event.retiredAt
+    ? ` Retired ${new Date(event.retiredAt).toLocaleString()}: final figures, kept in MySQL.`
+    : '';
+  $('#panel-life-text').textContent = `${settled}${retired}`;
   const closes = event.closeAt ? `, closes ${new Date(event.closeAt).toLocaleString()}` : '';
   $('#panel-window').textContent =
     `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days`;
@@ -162,7 +181,9 @@ function render(event) {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
   });
   $('#rate-now').textContent = number.format(event.issueRatePerSecond);
-  $('#close').disabled = event.status === 'CLOSED';
+  const retiredEvent = event.lifecycle === 'RETIRED';
+  $('#close').disabled = event.status === 'CLOSED' || retiredEvent;
+  $('#rate-form').querySelectorAll('input, button').forEach((el) => { el.disabled = retiredEvent; });
 }
 
 /**
