@@ -51,13 +51,15 @@ public class CouponMirror {
             retired.remember(coupon);
             return Mono.empty();
         }
-        long base = Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
+        long decided = (long) coupon.issuedCount() + coupon.failedCount();
+        long base = Math.max(coupon.publishedCount(), decided);
         List<String> keys = List.of(
                 CouponKeys.meta(id),
                 CouponKeys.queue(id),
                 CouponKeys.seq(id),
                 CouponKeys.cursor(id),
-                CouponKeys.retired(id));
+                CouponKeys.retired(id),
+                CouponKeys.done(id));
         List<String> args = List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
@@ -66,7 +68,8 @@ public class CouponMirror {
                 coupon.closedByOperator() ? "1" : "0",
                 Integer.toString(coupon.issueRatePerSecond()),
                 Long.toString(base),
-                Long.toString(coupon.version()));
+                Long.toString(coupon.version()),
+                Long.toString(decided));
         return redis.execute(MIRROR, keys, args)
                 .next()
                 .handle(logging(outcome -> {

@@ -9,7 +9,7 @@ import java.time.Instant;
  * @param base admissions that survived a Redis loss only as a count (0 normally)
  * @param queued entries in the admission queue
  * @param cursor queue entries published to Kafka
- * @param done members with a result (issued or failed)
+ * @param done members with a result (issued or failed); after a restore, counted from what MySQL had decided
  */
 public record CouponState(
         long id,
@@ -65,9 +65,9 @@ public record CouponState(
         return Math.max(0, total - admitted());
     }
 
-    /** Admitted requests without a result yet. */
+    /** Admitted requests without a result yet ({@code done} counts from what MySQL had decided when restored). */
     public long waiting() {
-        return Math.max(0, admitted() - base - done);
+        return Math.max(0, admitted() - done);
     }
 
     public Status status() {

@@ -142,7 +142,8 @@ class AdmissionModelPropertyTest {
                         CouponKeys.queue(id),
                         CouponKeys.seq(id),
                         CouponKeys.cursor(id),
-                        CouponKeys.retired(id)),
+                        CouponKeys.retired(id),
+                        CouponKeys.done(id)),
                 "model",
                 Integer.toString(total),
                 Long.toString(System.currentTimeMillis() - 60_000),
@@ -150,7 +151,8 @@ class AdmissionModelPropertyTest {
                 closed ? "1" : "0",
                 Integer.toString(rate),
                 "0",
-                Long.toString(++version));
+                Long.toString(++version),
+                "0");
     }
 
     private static Admission admit(long id, String member) {

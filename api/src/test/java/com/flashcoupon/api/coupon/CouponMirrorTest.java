@@ -61,6 +61,27 @@ class CouponMirrorTest extends ApiTestBase {
         assertThat(redis.opsForHash().get(CouponKeys.meta(id), "rate")).isEqualTo("250");
     }
 
+    /**
+     * After a Redis loss the sequence restarts at the stock floor; the count of members with an outcome must restart at
+     * what MySQL decided, or every new member's position would count the members already served.
+     */
+    @Test
+    void shouldCountFromWhatMySqlDecidedWhenRestoredSoPositionsAreNotInflated() {
+        long id = createCoupon(100, 10);
+        jdbc.sql("UPDATE coupon SET published_count = 50, issued_count = 40, failed_count = 2 WHERE id = ?")
+                .param(id)
+                .update();
+        redis.delete(CouponKeys.state(id));
+
+        requestCoupon(id, "after-the-loss")
+                .expectStatus()
+                .isAccepted()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(9); // 8 published before the loss still undecided, then this member
+        assertThat(redis.opsForValue().get(CouponKeys.done(id))).isEqualTo("42");
+    }
+
     @Test
     void shouldWriteNothingWhenTheEventWasJustRetired() {
         long id = createCoupon(10, 100);
