@@ -1,6 +1,5 @@
 package com.flashcoupon.api.web;
 
-import com.flashcoupon.api.ops.RequestIdFilter;
 import jakarta.validation.ConstraintViolationException;
 import java.util.Comparator;
 import java.util.List;

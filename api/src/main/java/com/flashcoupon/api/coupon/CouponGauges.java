@@ -1,8 +1,6 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.coupon;
 
-import com.flashcoupon.api.config.BlockingIo;
-import com.flashcoupon.api.coupon.CouponState;
-import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

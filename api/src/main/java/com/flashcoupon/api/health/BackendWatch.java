@@ -1,4 +1,4 @@
-package com.flashcoupon.api.config;
+package com.flashcoupon.api.health;
 
 import java.time.Duration;
 import java.util.Map;

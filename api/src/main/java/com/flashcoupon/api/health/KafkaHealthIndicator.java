@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.health;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;

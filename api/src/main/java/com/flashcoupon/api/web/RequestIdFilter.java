@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.web;
 
 import io.micrometer.context.ContextRegistry;
 import java.util.concurrent.ThreadLocalRandom;
