@@ -1,0 +1,71 @@
+package com.flashcoupon.api.device;
+
+import static com.flashcoupon.api.support.Calls.call;
+import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.mockito.Mockito.verifyNoInteractions;
+
+import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceTest;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.annotation.Import;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** Registering a push token with bad input (docs/http-api.md, devices): a problem, and the repository never called. */
+@WebSliceTest
+@Import({DeviceController.class, BlockingIo.class})
+class DeviceWebTest {
+
+    private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
+    private static final String PATH = "/api/v1/me/devices/tok-1";
+
+    @Autowired
+    private WebTestClient http;
+
+    @MockitoBean
+    private DeviceRepository devices;
+
+    static Stream<Arguments> badRegistrations() {
+        return Stream.of(
+                Arguments.of("unknown platform", PATH, JSON, "{\"platform\": \"BLACKBERRY\"}", 400, "INVALID_REQUEST"),
+                Arguments.of("platform a number", PATH, JSON, "{\"platform\": 1}", 400, "INVALID_REQUEST"),
+                Arguments.of("missing platform", PATH, JSON, "{}", 400, "INVALID_REQUEST"),
+                Arguments.of("not JSON", PATH, JSON, "ANDROID", 400, "INVALID_REQUEST"),
+                Arguments.of(
+                        "token with a space",
+                        "/api/v1/me/devices/tok%201",
+                        JSON,
+                        "{\"platform\": \"ANDROID\"}",
+                        400,
+                        "INVALID_REQUEST"),
+                Arguments.of(
+                        "token of 300 characters",
+                        "/api/v1/me/devices/" + "t".repeat(300),
+                        JSON,
+                        "{\"platform\": \"ANDROID\"}",
+                        400,
+                        "INVALID_REQUEST"),
+                Arguments.of(
+                        "form content type",
+                        PATH,
+                        MediaType.APPLICATION_FORM_URLENCODED_VALUE,
+                        "platform=ANDROID",
+                        415,
+                        "UNSUPPORTED_MEDIA_TYPE"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRegistrations")
+    void shouldRefuseWithoutTouchingTheRepositoryWhenTheInputIsBad(
+            String label, String path, String type, String body, int status, String code) {
+        expectProblem(call(http, HttpMethod.PUT, path, Tokens.member("m-1"), type, body), status, code);
+        verifyNoInteractions(devices);
+    }
+}
