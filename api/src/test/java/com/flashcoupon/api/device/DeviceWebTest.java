@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
@@ -38,6 +39,10 @@ class DeviceWebTest {
                 Arguments.of("platform a number", PATH, JSON, "{\"platform\": 1}", 400, "INVALID_REQUEST"),
                 Arguments.of("missing platform", PATH, JSON, "{}", 400, "INVALID_REQUEST"),
                 Arguments.of("not JSON", PATH, JSON, "ANDROID", 400, "INVALID_REQUEST"),
+                Arguments.of("platform null", PATH, JSON, "{\"platform\": null}", 400, "INVALID_REQUEST"),
+                Arguments.of(
+                        "platform in lower case", PATH, JSON, "{\"platform\": \"android\"}", 400, "INVALID_REQUEST"),
+                Arguments.of("an array", PATH, JSON, "[]", 400, "INVALID_REQUEST"),
                 Arguments.of(
                         "token with a space",
                         "/api/v1/me/devices/tok%201",
@@ -52,6 +57,7 @@ class DeviceWebTest {
                         "{\"platform\": \"ANDROID\"}",
                         400,
                         "INVALID_REQUEST"),
+                Arguments.of("text/plain", PATH, MediaType.TEXT_PLAIN_VALUE, "IOS", 415, "UNSUPPORTED_MEDIA_TYPE"),
                 Arguments.of(
                         "form content type",
                         PATH,
@@ -66,6 +72,28 @@ class DeviceWebTest {
     void shouldRefuseWithoutTouchingTheRepositoryWhenTheInputIsBad(
             String label, String path, String type, String body, int status, String code) {
         expectProblem(call(http, HttpMethod.PUT, path, Tokens.member("m-1"), type, body), status, code);
+        verifyNoInteractions(devices);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"bad+token", "bad!token", "bad~token", "bad,token", "tok%201"})
+    void shouldRefuseATokenOutsideTheAlphabetWhenRegisteringOrUnregistering(String token) {
+        String path = "/api/v1/me/devices/" + token;
+        expectProblem(
+                call(http, HttpMethod.PUT, path, Tokens.member("m-1"), JSON, "{\"platform\":\"IOS\"}"),
+                400,
+                "INVALID_REQUEST");
+        expectProblem(call(http, HttpMethod.DELETE, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
+        expectProblem(
+                call(
+                        http,
+                        HttpMethod.DELETE,
+                        "/api/v1/me/devices/" + "x".repeat(256),
+                        Tokens.member("m-1"),
+                        null,
+                        null),
+                400,
+                "INVALID_REQUEST");
         verifyNoInteractions(devices);
     }
 }

@@ -52,6 +52,7 @@ class WalletWebTest {
                 Arguments.of(
                         "extra field", USE, JSON, "{\"orderId\": \"o-1\", \"discount\": 100}", 400, "INVALID_REQUEST"),
                 Arguments.of("empty orderId", USE, JSON, "{\"orderId\": \"\"}", 400, "INVALID_REQUEST"),
+                Arguments.of("null orderId", USE, JSON, "{\"orderId\": null}", 400, "INVALID_REQUEST"),
                 Arguments.of(
                         "orderId of 65 characters",
                         USE,
@@ -84,6 +85,20 @@ class WalletWebTest {
                 Arguments.of(
                         "wallet id zero",
                         "/api/v1/me/coupons/0/use",
+                        JSON,
+                        "{\"orderId\": \"o-1\"}",
+                        400,
+                        "INVALID_REQUEST"),
+                Arguments.of(
+                        "wallet id negative",
+                        "/api/v1/me/coupons/-1/use",
+                        JSON,
+                        "{\"orderId\": \"o-1\"}",
+                        400,
+                        "INVALID_REQUEST"),
+                Arguments.of(
+                        "wallet id beyond 64 bits",
+                        "/api/v1/me/coupons/99999999999999999999/use",
                         JSON,
                         "{\"orderId\": \"o-1\"}",
                         400,
