@@ -8,8 +8,8 @@ import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
 
-import com.flashcoupon.api.support.Calls;
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
 import java.util.List;
@@ -19,7 +19,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
@@ -33,12 +32,9 @@ import reactor.core.publisher.Mono;
  */
 @WebSliceTest
 @Import(AdminController.class)
-class AdminWebTest {
+class AdminWebTest extends WebSliceBase {
 
     private static final String OPEN_AT = "2026-11-27T00:00:00Z";
-
-    @Autowired
-    private WebTestClient http;
 
     @MockitoBean
     private CouponAdminService service;
@@ -176,6 +172,6 @@ class AdminWebTest {
     }
 
     private WebTestClient.ResponseSpec send(HttpMethod method, String path, MediaType type, String body) {
-        return Calls.call(http, method, path, Tokens.admin(), type == null ? null : type.toString(), body);
+        return call(method, path, Tokens.admin(), type == null ? null : type.toString(), body);
     }
 }

@@ -1,6 +1,5 @@
 package com.flashcoupon.api.admission;
 
-import static com.flashcoupon.api.support.Calls.call;
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -8,6 +7,7 @@ import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
 import java.util.stream.Stream;
@@ -15,12 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
-import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,12 +27,9 @@ import reactor.core.publisher.Mono;
  */
 @WebSliceTest
 @Import(AdmissionController.class)
-class AdmissionWebTest {
+class AdmissionWebTest extends WebSliceBase {
 
     private static final String MEMBER = "m-admission";
-
-    @Autowired
-    private WebTestClient http;
 
     @MockitoBean
     private AdmissionService admissions;
@@ -55,7 +50,7 @@ class AdmissionWebTest {
         given(admissions.admit(anyLong(), anyString())).willReturn(Mono.error(refusal));
 
         expectProblem(
-                call(http, HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null),
+                call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null),
                 status,
                 code);
     }
@@ -70,7 +65,7 @@ class AdmissionWebTest {
                 "/api/v1/coupons/1%27%20OR%20%271%27%3D%271/issue-requests"
             })
     void shouldAnswer400WithoutReachingTheServiceWhenTheCouponIdIsBad(String path) {
-        expectProblem(call(http, HttpMethod.POST, path, Tokens.member(MEMBER), null, null), 400, "INVALID_REQUEST");
+        expectProblem(call(HttpMethod.POST, path, Tokens.member(MEMBER), null, null), 400, "INVALID_REQUEST");
         verifyNoInteractions(admissions);
     }
 
@@ -78,13 +73,7 @@ class AdmissionWebTest {
     @ValueSource(strings = {"PUT", "DELETE"})
     void shouldAnswer405WhenTheMethodIsWrong(String method) {
         expectProblem(
-                call(
-                        http,
-                        HttpMethod.valueOf(method),
-                        "/api/v1/coupons/1/issue-requests",
-                        Tokens.member(MEMBER),
-                        null,
-                        null),
+                call(HttpMethod.valueOf(method), "/api/v1/coupons/1/issue-requests", Tokens.member(MEMBER), null, null),
                 405,
                 "METHOD_NOT_ALLOWED");
         verifyNoInteractions(admissions);

@@ -1,34 +1,29 @@
 package com.flashcoupon.api.device;
 
-import static com.flashcoupon.api.support.Calls.call;
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** Registering a push token with bad input (docs/http-api.md, devices): a problem, and the repository never called. */
 @WebSliceTest
 @Import({DeviceController.class, BlockingIo.class})
-class DeviceWebTest {
+class DeviceWebTest extends WebSliceBase {
 
     private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
     private static final String PATH = "/api/v1/me/devices/tok-1";
-
-    @Autowired
-    private WebTestClient http;
 
     @MockitoBean
     private DeviceRepository devices;
@@ -71,7 +66,7 @@ class DeviceWebTest {
     @MethodSource("badRegistrations")
     void shouldRefuseWithoutTouchingTheRepositoryWhenTheInputIsBad(
             String label, String path, String type, String body, int status, String code) {
-        expectProblem(call(http, HttpMethod.PUT, path, Tokens.member("m-1"), type, body), status, code);
+        expectProblem(call(HttpMethod.PUT, path, Tokens.member("m-1"), type, body), status, code);
         verifyNoInteractions(devices);
     }
 
@@ -80,18 +75,12 @@ class DeviceWebTest {
     void shouldRefuseATokenOutsideTheAlphabetWhenRegisteringOrUnregistering(String token) {
         String path = "/api/v1/me/devices/" + token;
         expectProblem(
-                call(http, HttpMethod.PUT, path, Tokens.member("m-1"), JSON, "{\"platform\":\"IOS\"}"),
+                call(HttpMethod.PUT, path, Tokens.member("m-1"), JSON, "{\"platform\":\"IOS\"}"),
                 400,
                 "INVALID_REQUEST");
-        expectProblem(call(http, HttpMethod.DELETE, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
+        expectProblem(call(HttpMethod.DELETE, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
         expectProblem(
-                call(
-                        http,
-                        HttpMethod.DELETE,
-                        "/api/v1/me/devices/" + "x".repeat(256),
-                        Tokens.member("m-1"),
-                        null,
-                        null),
+                call(HttpMethod.DELETE, "/api/v1/me/devices/" + "x".repeat(256), Tokens.member("m-1"), null, null),
                 400,
                 "INVALID_REQUEST");
         verifyNoInteractions(devices);

@@ -1,6 +1,5 @@
 package com.flashcoupon.api.ratelimit;
 
-import static com.flashcoupon.api.support.Calls.call;
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
@@ -9,16 +8,15 @@ import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.support.EchoController;
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
-import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
 
 /**
@@ -28,10 +26,7 @@ import reactor.core.publisher.Mono;
  */
 @WebSliceTest
 @Import({RateLimitFilter.class, EchoController.class})
-class RateLimitWebTest {
-
-    @Autowired
-    private WebTestClient http;
+class RateLimitWebTest extends WebSliceBase {
 
     @MockitoBean
     private RateLimits limits;
@@ -41,7 +36,7 @@ class RateLimitWebTest {
     void shouldAnswer429WithRetryAfterWhenTheLimitRefuses(String scope) {
         given(limits.check(eq("m-1"), anyString())).willReturn(Mono.just(new RateLimits.Verdict(scope, 3)));
 
-        var response = call(http, HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null);
+        var response = call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null);
         response.expectHeader().valueEquals("Retry-After", "3");
         expectProblem(response, 429, "RATE_LIMITED");
     }
@@ -51,14 +46,14 @@ class RateLimitWebTest {
         given(limits.check(eq("m-1"), anyString()))
                 .willReturn(Mono.error(new RedisConnectionFailureException("Redis is down")));
 
-        expectProblem(call(http, HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null), 503, "UNAVAILABLE");
+        expectProblem(call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null), 503, "UNAVAILABLE");
     }
 
     @Test
     void shouldLetTheRequestThroughWhenAllowed() {
         given(limits.check(eq("m-1"), anyString())).willReturn(Mono.just(RateLimits.Verdict.ALLOWED));
 
-        call(http, HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null)
+        call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null)
                 .expectStatus()
                 .isOk()
                 .expectBody(String.class)
@@ -67,7 +62,7 @@ class RateLimitWebTest {
 
     @Test
     void shouldNotCheckAnythingOutsideTheMemberApi() {
-        call(http, HttpMethod.GET, "/admin/v1/echo", Tokens.admin(), null, null)
+        call(HttpMethod.GET, "/admin/v1/echo", Tokens.admin(), null, null)
                 .expectStatus()
                 .isOk();
         verifyNoInteractions(limits);

@@ -4,13 +4,12 @@ import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 
 import com.flashcoupon.api.support.EchoController;
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * docs/http-api.md, Authentication, with the api's real security configuration: no token is {@code 401 UNAUTHORIZED}
@@ -19,10 +18,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @WebSliceTest
 @Import(EchoController.class)
-class AuthenticationWebTest {
-
-    @Autowired
-    private WebTestClient http;
+class AuthenticationWebTest extends WebSliceBase {
 
     @ParameterizedTest
     @ValueSource(strings = {"/api/v1/echo", "/admin/v1/echo"})

@@ -4,6 +4,7 @@ import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 
 import com.flashcoupon.api.support.EchoController;
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -22,9 +23,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Every token defect of the issue gets a 401 problem, on a member and on an admin endpoint, from the api's real security
@@ -32,10 +31,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  */
 @WebSliceTest
 @Import(EchoController.class)
-class TokenDefectsWebTest {
-
-    @Autowired
-    private WebTestClient http;
+class TokenDefectsWebTest extends WebSliceBase {
 
     private static final Date LATER = Date.from(Instant.now().plusSeconds(3600));
 

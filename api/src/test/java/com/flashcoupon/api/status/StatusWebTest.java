@@ -1,6 +1,5 @@
 package com.flashcoupon.api.status;
 
-import static com.flashcoupon.api.support.Calls.call;
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -10,26 +9,22 @@ import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
-import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /** The status resource and its event stream refusing (docs/http-api.md): bad coupon ids, an unknown request. */
 @WebSliceTest
 @Import({StatusController.class, LiveStatusController.class})
-class StatusWebTest {
-
-    @Autowired
-    private WebTestClient http;
+class StatusWebTest extends WebSliceBase {
 
     @MockitoBean
     private StatusService statuses;
@@ -46,7 +41,7 @@ class StatusWebTest {
                 "/api/v1/coupons/abc/issue-requests/me/events"
             })
     void shouldAnswer400WithoutReachingTheServicesWhenTheCouponIdIsBad(String path) {
-        expectProblem(call(http, HttpMethod.GET, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
+        expectProblem(call(HttpMethod.GET, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
         verifyNoInteractions(statuses);
         verify(hub, never()).open(anyLong(), anyString()); // a lifecycle bean: the context itself asks it things
     }
@@ -57,24 +52,17 @@ class StatusWebTest {
         given(hub.open(anyLong(), anyString())).willReturn(Flux.error(ApiException.requestNotFound(42)));
 
         expectProblem(
-                call(http, HttpMethod.GET, "/api/v1/coupons/42/issue-requests/me", Tokens.member("m-1"), null, null),
+                call(HttpMethod.GET, "/api/v1/coupons/42/issue-requests/me", Tokens.member("m-1"), null, null),
                 404,
                 "REQUEST_NOT_FOUND");
         expectProblem(
-                call(
-                        http,
-                        HttpMethod.GET,
-                        "/api/v1/coupons/42/issue-requests/me/events",
-                        Tokens.member("m-1"),
-                        null,
-                        null),
+                call(HttpMethod.GET, "/api/v1/coupons/42/issue-requests/me/events", Tokens.member("m-1"), null, null),
                 404,
                 "REQUEST_NOT_FOUND");
     }
 
     @Test
     void shouldAnswer404ProblemForAnUnknownRoute() {
-        expectProblem(
-                call(http, HttpMethod.GET, "/api/v1/nothing-here", Tokens.member("m-1"), null, null), 404, "NOT_FOUND");
+        expectProblem(call(HttpMethod.GET, "/api/v1/nothing-here", Tokens.member("m-1"), null, null), 404, "NOT_FOUND");
     }
 }

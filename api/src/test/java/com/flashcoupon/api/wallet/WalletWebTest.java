@@ -1,6 +1,5 @@
 package com.flashcoupon.api.wallet;
 
-import static com.flashcoupon.api.support.Calls.call;
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
@@ -8,6 +7,7 @@ import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
 import java.time.Instant;
@@ -16,12 +16,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
-import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
 
 /**
@@ -31,13 +29,10 @@ import reactor.core.publisher.Mono;
  */
 @WebSliceTest
 @Import(WalletController.class)
-class WalletWebTest {
+class WalletWebTest extends WebSliceBase {
 
     private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
     private static final String USE = "/api/v1/me/coupons/7/use";
-
-    @Autowired
-    private WebTestClient http;
 
     @MockitoBean
     private WalletService wallet;
@@ -111,7 +106,7 @@ class WalletWebTest {
     void shouldRefuseWithoutReachingTheServiceWhenTheInputIsBad(
             String label, String path, String type, String body, int status, String code) {
         HttpMethod method = body == null ? HttpMethod.GET : HttpMethod.POST;
-        expectProblem(call(http, method, path, Tokens.member("m-1"), type, body), status, code);
+        expectProblem(call(method, path, Tokens.member("m-1"), type, body), status, code);
         verifyNoInteractions(wallet);
     }
 
@@ -127,8 +122,7 @@ class WalletWebTest {
     void shouldAnswerTheContractsProblemWhenTheServiceRefuses(ApiException refusal, int status, String code) {
         given(wallet.use(anyLong(), anyString(), anyString())).willReturn(Mono.error(refusal));
 
-        expectProblem(
-                call(http, HttpMethod.POST, USE, Tokens.member("m-1"), JSON, "{\"orderId\":\"o-1\"}"), status, code);
+        expectProblem(call(HttpMethod.POST, USE, Tokens.member("m-1"), JSON, "{\"orderId\":\"o-1\"}"), status, code);
     }
 
     @Test
@@ -137,8 +131,6 @@ class WalletWebTest {
                 .willReturn(Mono.error(new org.springframework.dao.QueryTimeoutException("slow")));
 
         expectProblem(
-                call(http, HttpMethod.POST, USE, Tokens.member("m-1"), JSON, "{\"orderId\":\"o-1\"}"),
-                503,
-                "UNAVAILABLE");
+                call(HttpMethod.POST, USE, Tokens.member("m-1"), JSON, "{\"orderId\":\"o-1\"}"), 503, "UNAVAILABLE");
     }
 }
