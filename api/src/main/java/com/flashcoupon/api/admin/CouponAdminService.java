@@ -1,8 +1,8 @@
 package com.flashcoupon.api.admin;
 
-import static com.flashcoupon.api.ops.RequestIdFilter.logging;
+import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
-import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.web.ApiException;

@@ -1,8 +1,8 @@
 package com.flashcoupon.api.admission;
 
-import com.flashcoupon.api.config.BackendWatch;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;

@@ -1,6 +1,6 @@
 package com.flashcoupon.api.admission;
 
-import static com.flashcoupon.api.coupon.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.number;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;

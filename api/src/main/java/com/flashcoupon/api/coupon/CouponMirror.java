@@ -1,8 +1,8 @@
 package com.flashcoupon.api.coupon;
 
-import static com.flashcoupon.api.ops.RequestIdFilter.logging;
+import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
-import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;

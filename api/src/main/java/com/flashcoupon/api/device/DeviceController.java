@@ -1,6 +1,6 @@
 package com.flashcoupon.api.device;
 
-import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.blocking.BlockingIo;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import jakarta.validation.Valid;

@@ -1,6 +1,6 @@
 package com.flashcoupon.api.ratelimit;
 
-import static com.flashcoupon.api.coupon.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.number;
 
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.contract.LuaScripts;

@@ -1,7 +1,7 @@
 package com.flashcoupon.api.status;
 
-import static com.flashcoupon.api.coupon.RedisReplies.number;
-import static com.flashcoupon.api.coupon.RedisReplies.text;
+import static com.flashcoupon.api.redis.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueResult;

@@ -1,9 +1,9 @@
 package com.flashcoupon.api.status;
 
-import static com.flashcoupon.api.coupon.RedisReplies.number;
-import static com.flashcoupon.api.coupon.RedisReplies.text;
+import static com.flashcoupon.api.redis.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.text;
 
-import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;

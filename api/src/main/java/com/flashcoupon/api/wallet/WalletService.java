@@ -1,6 +1,6 @@
 package com.flashcoupon.api.wallet;
 
-import com.flashcoupon.api.config.BlockingIo;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.web.ApiException;
 import java.util.List;
 import org.springframework.stereotype.Service;

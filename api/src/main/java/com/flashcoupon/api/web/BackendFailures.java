@@ -2,6 +2,7 @@ package com.flashcoupon.api.web;
 
 import java.net.ConnectException;
 import java.util.concurrent.TimeoutException;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.dao.TransientDataAccessException;
@@ -13,7 +14,7 @@ public final class BackendFailures {
     private BackendFailures() {}
 
     public static boolean isBackendDown(Throwable error) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
+        for (Throwable t : ExceptionUtils.getThrowableList(error)) {
             if (t instanceof RedisConnectionFailureException
                     || t instanceof DataAccessResourceFailureException
                     || t instanceof TransientDataAccessException

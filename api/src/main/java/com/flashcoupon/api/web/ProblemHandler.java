@@ -1,9 +1,9 @@
 package com.flashcoupon.api.web;
 
-import com.flashcoupon.api.ops.RequestIdFilter;
 import jakarta.validation.ConstraintViolationException;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,7 +158,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
     }
 
     private static boolean causedBy(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+        for (Throwable t : ExceptionUtils.getThrowableList(e)) {
             if (type.isInstance(t)
                     || (t.getMessage() != null && t.getMessage().contains("Exceeded limit on max bytes"))) {
                 return true;

@@ -167,21 +167,6 @@ class AdmissionApiTest extends ApiTestBase {
                     .isEqualTo("COUPON_NOT_FOUND");
             assertThat(redis.hasKey(CouponKeys.meta(987_654_321L))).isFalse();
         }
-
-        @Test
-        void shouldAnswer400WhenCouponIdIsNotAPositiveNumber() {
-            for (String id : new String[] {"abc", "0", "-5", "99999999999999999999"}) {
-                client().post()
-                        .uri("/api/v1/coupons/" + id + "/issue-requests")
-                        .header("Authorization", "Bearer " + TestEnvironment.memberToken("m"))
-                        .exchange()
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-            }
-        }
     }
 
     @Nested

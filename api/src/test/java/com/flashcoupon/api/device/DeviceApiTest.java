@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
-import com.flashcoupon.api.support.WriteSnapshot;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -90,68 +89,6 @@ class DeviceApiTest extends ApiTestBase {
             delete("dev-stranger", "kept-token").expectStatus().isNoContent();
 
             assertThat(rows("kept-token")).containsExactly("dev-owner/WEB");
-        }
-    }
-
-    @Nested
-    class Refusing {
-
-        @Test
-        void shouldAnswer400AndWriteNothingWhenTheInputIsBad() {
-            WriteSnapshot before = WriteSnapshot.take(jdbc, redis);
-
-            for (String body : new String[] {
-                "{}",
-                "{\"platform\":null}",
-                "{\"platform\":\"BLACKBERRY\"}",
-                "{\"platform\":\"android\"}",
-                "{\"platform\":1}",
-                "[]",
-                "nope"
-            }) {
-                put("dev-bad", "fine-token", body)
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectHeader()
-                        .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-            }
-            for (String token : new String[] {"x".repeat(256), "bad+token", "bad!token", "bad~token", "bad,token"}) {
-                put("dev-bad", token, "{\"platform\":\"IOS\"}")
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-                delete("dev-bad", token)
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-            }
-            client().put()
-                    .uri("/api/v1/me/devices/fine-token")
-                    .header("Authorization", "Bearer " + TestEnvironment.memberToken("dev-bad"))
-                    .contentType(MediaType.TEXT_PLAIN)
-                    .bodyValue("IOS")
-                    .exchange()
-                    .expectStatus()
-                    .isEqualTo(415)
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("UNSUPPORTED_MEDIA_TYPE");
-            client().put()
-                    .uri("/api/v1/me/devices/fine-token")
-                    .contentType(MediaType.APPLICATION_JSON)
-                    .bodyValue("{\"platform\":\"IOS\"}")
-                    .exchange()
-                    .expectStatus()
-                    .isUnauthorized();
-
-            assertThat(WriteSnapshot.take(jdbc, redis)).isEqualTo(before);
         }
     }
 }

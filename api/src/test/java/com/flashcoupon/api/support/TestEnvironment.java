@@ -1,15 +1,7 @@
 package com.flashcoupon.api.support;
 
 import com.flashcoupon.db.TestDatabase;
-import com.nimbusds.jose.JOSEException;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.Date;
 import java.util.List;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -22,7 +14,7 @@ import org.springframework.test.context.DynamicPropertyRegistry;
  */
 public final class TestEnvironment {
 
-    public static final String JWT_SECRET = "test-secret-for-flash-coupon-api-tests-0123456789";
+    public static final String JWT_SECRET = Tokens.SECRET;
     public static final String REDIS_URL = env("COUPON_TEST_API_REDIS_URL", "redis://127.0.0.1:6379/10");
 
     private static final TestDatabase DATABASE = createDatabase();
@@ -73,31 +65,19 @@ public final class TestEnvironment {
     }
 
     public static String memberToken(String memberId) {
-        return token(memberId, List.of(), Instant.now().plusSeconds(3600));
+        return Tokens.member(memberId);
     }
 
     public static String adminToken() {
-        return token("operator-1", List.of("coupon-admin"), Instant.now().plusSeconds(3600));
+        return Tokens.admin();
     }
 
     public static String token(String subject, List<String> roles, Instant expiresAt) {
-        return sign(JWT_SECRET, subject, roles, expiresAt);
+        return Tokens.token(subject, roles, expiresAt);
     }
 
     public static String sign(String secret, String subject, List<String> roles, Instant expiresAt) {
-        try {
-            var claims = new JWTClaimsSet.Builder()
-                    .subject(subject)
-                    .claim("roles", roles)
-                    .issueTime(new Date())
-                    .expirationTime(Date.from(expiresAt))
-                    .build();
-            var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), claims);
-            jwt.sign(new MACSigner(secret.getBytes(StandardCharsets.UTF_8)));
-            return jwt.serialize();
-        } catch (JOSEException e) {
-            throw new IllegalStateException(e);
-        }
+        return Tokens.sign(secret, subject, roles, expiresAt);
     }
 
     private static String env(String name, String fallback) {

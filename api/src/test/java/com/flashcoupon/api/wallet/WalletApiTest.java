@@ -211,52 +211,5 @@ class WalletApiTest extends ApiTestBase {
                     .isEqualTo("EXPIRED");
             assertThat(WriteSnapshot.take(jdbc, redis)).isEqualTo(before);
         }
-
-        @Test
-        void shouldAnswer400AndWriteNothingWhenTheInputIsBad() {
-            long walletId = wallet(createCoupon(10, 10), "bad", "30 DAY");
-            WriteSnapshot before = WriteSnapshot.take(jdbc, redis);
-
-            for (String body : new String[] {
-                "{}", "{\"orderId\":\"\"}", "{\"orderId\":\"" + "x".repeat(65) + "\"}", "not json", "{\"orderId\":null}"
-            }) {
-                use("bad", walletId, body)
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectHeader()
-                        .contentType(MediaType.APPLICATION_PROBLEM_JSON)
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-            }
-            for (String id : new String[] {"abc", "0", "-1", "99999999999999999999"}) {
-                use("bad", id, "{\"orderId\":\"o-1\"}")
-                        .expectStatus()
-                        .isBadRequest()
-                        .expectBody()
-                        .jsonPath("$.code")
-                        .isEqualTo("INVALID_REQUEST");
-            }
-            client().post()
-                    .uri("/api/v1/me/coupons/" + walletId + "/use")
-                    .header("Authorization", "Bearer " + TestEnvironment.memberToken("bad"))
-                    .contentType(MediaType.TEXT_PLAIN)
-                    .bodyValue("o-1")
-                    .exchange()
-                    .expectStatus()
-                    .isEqualTo(415)
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("UNSUPPORTED_MEDIA_TYPE");
-            client().get()
-                    .uri("/api/v1/me/coupons")
-                    .exchange()
-                    .expectStatus()
-                    .isUnauthorized()
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("UNAUTHORIZED");
-            assertThat(WriteSnapshot.take(jdbc, redis)).isEqualTo(before);
-        }
     }
 }

@@ -4,6 +4,7 @@ import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.worker.config.WorkerProperties;
 import java.util.Map;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
@@ -111,7 +112,7 @@ class IssueKafkaConfig {
     }
 
     private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        for (Throwable t : ExceptionUtils.getThrowableList(failure)) {
             if (type.isInstance(t)) {
                 return true;
             }

@@ -5,6 +5,7 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.common.errors.RetriableException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
@@ -29,9 +30,8 @@ final class TransientFailures {
     private TransientFailures() {}
 
     static boolean isTransient(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            Throwable current = t;
-            if (TRANSIENT.stream().anyMatch(type -> type.isInstance(current))) {
+        for (Throwable t : ExceptionUtils.getThrowableList(failure)) {
+            if (TRANSIENT.stream().anyMatch(type -> type.isInstance(t))) {
                 return true;
             }
         }

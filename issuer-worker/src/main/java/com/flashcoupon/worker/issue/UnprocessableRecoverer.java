@@ -3,6 +3,7 @@ package com.flashcoupon.worker.issue;
 import com.flashcoupon.contract.FailureReason;
 import com.flashcoupon.contract.IssueRequested;
 import java.util.List;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
@@ -66,10 +67,6 @@ class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
     }
 
     private static String rootMessage(Throwable failure) {
-        Throwable root = failure;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root.toString();
+        return ExceptionUtils.getRootCause(failure).toString();
     }
 }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
@@ -130,7 +131,7 @@ class NotifyConfig {
     }
 
     private static boolean pending(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        for (Throwable t : ExceptionUtils.getThrowableList(e)) {
             if (t instanceof PushPendingException
                     || t instanceof TransientDataAccessException
                     || t instanceof org.springframework.dao.DataAccessResourceFailureException) {

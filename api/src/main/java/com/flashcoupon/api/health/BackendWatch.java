@@ -1,16 +1,8 @@
-package com.flashcoupon.api.config;
+package com.flashcoupon.api.health;
 
-import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.DisposableBean;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.kafka.core.KafkaAdmin;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -20,22 +12,17 @@ import org.springframework.stereotype.Component;
  * must be publishable and writable.
  */
 @Component
-public class BackendWatch implements DisposableBean {
+public class BackendWatch {
 
     private static final Logger log = LoggerFactory.getLogger(BackendWatch.class);
-    private static final Duration TIMEOUT = Duration.ofSeconds(2);
 
     private final JdbcClient jdbc;
-    private final Admin kafka;
+    private final KafkaProbe kafka;
     private volatile String down;
 
-    BackendWatch(JdbcClient jdbc, KafkaAdmin kafkaAdmin) {
+    BackendWatch(JdbcClient jdbc, KafkaProbe kafka) {
         this.jdbc = jdbc;
-        Map<String, Object> config = new java.util.HashMap<>(kafkaAdmin.getConfigurationProperties());
-        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TIMEOUT.toMillis());
-        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "coupon-api-backend-watch");
-        this.kafka = Admin.create(config);
+        this.kafka = kafka;
     }
 
     /** The backing service that is down now, or null when MySQL and Kafka both answered at the last check. */
@@ -62,22 +49,13 @@ public class BackendWatch implements DisposableBean {
         }
     }
 
+    /** Runs on the scheduler's thread, never an event loop: it may wait for the probe. */
     private boolean kafkaAnswers() {
         try {
-            return !kafka.describeCluster(new DescribeClusterOptions().timeoutMs((int) TIMEOUT.toMillis()))
-                    .nodes()
-                    .get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
-                    .isEmpty();
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
+            Integer nodes = kafka.nodes().block();
+            return nodes != null && nodes > 0;
+        } catch (RuntimeException e) {
             return false;
         }
-    }
-
-    @Override
-    public void destroy() {
-        kafka.close(Duration.ofSeconds(1));
     }
 }

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.coupon;
+package com.flashcoupon.api.redis;
 
 import java.util.List;
 

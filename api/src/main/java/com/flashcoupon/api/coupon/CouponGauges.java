@@ -1,8 +1,6 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.coupon;
 
-import com.flashcoupon.api.config.BlockingIo;
-import com.flashcoupon.api.coupon.CouponState;
-import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.web;
 
 import io.swagger.v3.oas.models.Components;
 import io.swagger.v3.oas.models.OpenAPI;

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -166,7 +166,7 @@ class OperationsApiTest extends ApiTestBase {
     class Health {
 
         @Test
-        void shouldReportReadinessAndLivenessWithoutAToken() {
+        void shouldReportHealthReadinessAndLivenessWithoutAToken() {
             client().get()
                     .uri("/actuator/health/readiness")
                     .exchange()
@@ -180,6 +180,7 @@ class OperationsApiTest extends ApiTestBase {
                     .exchange()
                     .expectStatus()
                     .isOk();
+            client().get().uri("/actuator/health").exchange().expectStatus().isOk();
         }
     }
 

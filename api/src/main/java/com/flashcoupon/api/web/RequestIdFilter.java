@@ -1,4 +1,4 @@
-package com.flashcoupon.api.ops;
+package com.flashcoupon.api.web;
 
 import io.micrometer.context.ContextRegistry;
 import java.util.concurrent.ThreadLocalRandom;
@@ -62,7 +62,7 @@ public class RequestIdFilter implements WebFilter {
      * Puts the exchange's request id in the logging MDC until closed: for code that logs outside a Reactor operator
      * that restores it (exception handlers).
      */
-    public static MDC.MDCCloseable logScope(ServerWebExchange exchange) {
+    static MDC.MDCCloseable logScope(ServerWebExchange exchange) {
         return MDC.putCloseable(KEY, exchange.getAttributeOrDefault(KEY, ""));
     }
 

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.config;
+package com.flashcoupon.api.blocking;
 
 import java.util.concurrent.Callable;
 import org.springframework.beans.factory.DisposableBean;

@@ -1,0 +1,81 @@
+package com.flashcoupon.api.admission;
+
+import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.verifyNoInteractions;
+
+import com.flashcoupon.api.support.Tokens;
+import com.flashcoupon.api.support.WebSliceBase;
+import com.flashcoupon.api.support.WebSliceTest;
+import com.flashcoupon.api.web.ApiException;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.http.HttpMethod;
+import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import reactor.core.publisher.Mono;
+
+/**
+ * The admission endpoint's refusals (docs/http-api.md, {@code POST .../issue-requests}) in the HTTP layer alone: what
+ * the service answers becomes the contract's status and code; a malformed coupon id never reaches it.
+ */
+@WebSliceTest
+@Import(AdmissionController.class)
+class AdmissionWebTest extends WebSliceBase {
+
+    private static final String MEMBER = "m-admission";
+
+    @MockitoBean
+    private AdmissionService admissions;
+
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of(ApiException.soldOut(42), 409, "SOLD_OUT"),
+                Arguments.of(ApiException.notOpenYet(42), 409, "NOT_OPEN"),
+                Arguments.of(ApiException.closed(42), 409, "NOT_OPEN"),
+                Arguments.of(ApiException.couponNotFound(42), 404, "COUPON_NOT_FOUND"),
+                Arguments.of(ApiException.unavailable("MySQL"), 503, "UNAVAILABLE"),
+                Arguments.of(new RedisConnectionFailureException("Redis is down"), 503, "UNAVAILABLE"));
+    }
+
+    @ParameterizedTest
+    @MethodSource("refusals")
+    void shouldAnswerTheContractsProblemWhenTheServiceRefuses(Throwable refusal, int status, String code) {
+        given(admissions.admit(anyLong(), anyString())).willReturn(Mono.error(refusal));
+
+        expectProblem(
+                call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null),
+                status,
+                code);
+    }
+
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "/api/v1/coupons/abc/issue-requests",
+                "/api/v1/coupons/0/issue-requests",
+                "/api/v1/coupons/-7/issue-requests",
+                "/api/v1/coupons/99999999999999999999/issue-requests",
+                "/api/v1/coupons/1%27%20OR%20%271%27%3D%271/issue-requests"
+            })
+    void shouldAnswer400WithoutReachingTheServiceWhenTheCouponIdIsBad(String path) {
+        expectProblem(call(HttpMethod.POST, path, Tokens.member(MEMBER), null, null), 400, "INVALID_REQUEST");
+        verifyNoInteractions(admissions);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"PUT", "DELETE"})
+    void shouldAnswer405WhenTheMethodIsWrong(String method) {
+        expectProblem(
+                call(HttpMethod.valueOf(method), "/api/v1/coupons/1/issue-requests", Tokens.member(MEMBER), null, null),
+                405,
+                "METHOD_NOT_ALLOWED");
+        verifyNoInteractions(admissions);
+    }
+}
