@@ -257,6 +257,23 @@ class AdminApiTest extends ApiTestBase {
                         "INVALID_REQUEST",
                         400),
                 Arguments.of(
+                        "openAt before DATETIME's range", window("0999-12-31T00:00:00Z", null), "INVALID_REQUEST", 400),
+                Arguments.of(
+                        "openAt after DATETIME's range",
+                        window("+10000-01-01T00:00:00Z", null),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
+                        "closeAt after DATETIME's range",
+                        window(OPEN_AT, "+10000-01-01T00:00:00Z"),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
+                        "window before 1970",
+                        window("1960-01-01T00:00:00Z", "1965-01-01T00:00:00Z"),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
                         "openAt not a time",
                         "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"tomorrow\",\"issueRatePerSecond\":1}",
                         "INVALID_REQUEST",
@@ -269,6 +286,38 @@ class AdminApiTest extends ApiTestBase {
                         400),
                 Arguments.of(
                         "oversized body", "{\"name\":\"" + "x".repeat(17 * 1024) + "\"}", "PAYLOAD_TOO_LARGE", 413));
+    }
+
+    private static String window(String openAt, String closeAt) {
+        return "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + openAt + "\""
+                + (closeAt == null ? "" : ",\"closeAt\":\"" + closeAt + "\"") + ",\"issueRatePerSecond\":1}";
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("timesOutOfRange")
+    @SuppressWarnings("unchecked")
+    void shouldNameTheTimeOutOfRange(String label, String body, String field) {
+        client().post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("INVALID_REQUEST")
+                .jsonPath("$.errors[*].field")
+                .value(fields -> assertThat((List<Object>) fields).contains(field));
+    }
+
+    static Stream<Arguments> timesOutOfRange() {
+        return Stream.of(
+                Arguments.of("openAt in year 999", window("0999-12-31T00:00:00Z", null), "openAt"),
+                Arguments.of("openAt in year 10000", window("+10000-01-01T00:00:00Z", null), "openAt"),
+                Arguments.of("closeAt in year 10000", window(OPEN_AT, "+10000-01-01T00:00:00Z"), "closeAt"),
+                Arguments.of("closeAt before 1970", window("1960-01-01T00:00:00Z", "1965-01-01T00:00:00Z"), "closeAt"));
     }
 
     private static String body(String name, String quantity, String rate) {
@@ -331,6 +380,7 @@ class AdminApiTest extends ApiTestBase {
                 "{\"issueRatePerSecond\":0}",
                 "{\"issueRatePerSecond\":\"fast\"}",
                 "{\"closeAt\":\"2000-01-01T00:00:00Z\"}",
+                "{\"closeAt\":\"+10000-01-01T00:00:00Z\"}",
                 "{\"rate\":5}")) {
             client().patch()
                     .uri("/admin/v1/coupons/{id}", id)
@@ -349,6 +399,11 @@ class AdminApiTest extends ApiTestBase {
                         .query(Integer.class)
                         .single())
                 .isEqualTo(7);
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND close_at IS NULL")
+                        .param(id)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
     }
 
     @Test
