@@ -181,6 +181,17 @@ class OperationsApiTest extends ApiTestBase {
                     .expectStatus()
                     .isOk();
         }
+
+        @Test
+        void shouldServeMetricsWithoutATokenByDefault() {
+            client().get()
+                    .uri("/actuator/prometheus")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body).contains("jvm_memory_used_bytes"));
+        }
     }
 
     @Nested
