@@ -24,27 +24,25 @@ class MetricsRoleTest extends ApiTestBase {
     void shouldAnswer401WithoutAToken() {
         // the second is sent as it is ("%70" is "p"): the path routing decodes is the one protected
         for (String path : List.of("/actuator/prometheus", "/actuator/%70rometheus")) {
-            client().get()
-                    .uri(URI.create("http://127.0.0.1:" + port + path))
-                    .exchange()
-                    .expectStatus()
-                    .isUnauthorized()
-                    .expectBody()
-                    .jsonPath("$.code")
-                    .isEqualTo("UNAUTHORIZED");
+            expectProblem(
+                    client().get()
+                            .uri(URI.create("http://127.0.0.1:" + port + path))
+                            .exchange(),
+                    401,
+                    "UNAUTHORIZED");
         }
     }
 
     @Test
     void shouldAnswer403WhenTheTokenLacksTheRole() {
         for (String token : List.of(TestEnvironment.memberToken("m-1"), TestEnvironment.adminToken())) {
-            client().get()
-                    .uri("/actuator/prometheus")
-                    .header("Authorization", "Bearer " + token)
-                    .exchange()
-                    .expectStatus()
-                    .isForbidden()
-                    .expectBody()
+            expectProblem(
+                            client().get()
+                                    .uri("/actuator/prometheus")
+                                    .header("Authorization", "Bearer " + token)
+                                    .exchange(),
+                            403,
+                            "FORBIDDEN")
                     .jsonPath("$.detail")
                     .isEqualTo("This needs the coupon-metrics role.");
         }

@@ -7,17 +7,14 @@ import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.db.CouponRepository;
 import com.flashcoupon.db.TestDatabase;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -36,8 +33,7 @@ class DeliveryLogTest {
     @BeforeAll
     static void migrate() {
         database = TestDatabase.create();
-        var dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
-        Flyway.configure().dataSource(dataSource).load().migrate();
+        var dataSource = database.migratedDataSource();
         jdbc = JdbcClient.create(dataSource);
         deliveries = new DeliveryLog(
                 jdbc,
@@ -101,14 +97,7 @@ class DeliveryLogTest {
                     .update();
         }
         // a claim of 2 s and calls of up to 1 s: a budget of 1 s per record; each push takes a little longer
-        var properties = new NotifyProperties(
-                NotifyProperties.Provider.WEBHOOK,
-                1,
-                Duration.ofSeconds(2),
-                Duration.ofSeconds(1),
-                new NotifyProperties.Retry(5, Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofSeconds(60)),
-                new NotifyProperties.Fcm(URI.create("https://fcm.googleapis.com"), null, null),
-                new NotifyProperties.Webhook(null, null));
+        var properties = PushSenderTest.properties(Duration.ofSeconds(2), Duration.ofSeconds(1));
         List<String> sent = new CopyOnWriteArrayList<>();
         PushProvider slow = push -> {
             try {

@@ -33,6 +33,18 @@ class PushSenderTest {
         fake.close();
     }
 
+    /** The notifier's default settings (5 attempts, Retry-After honoured up to 60 s) but for the two times. */
+    static NotifyProperties properties(Duration claimTimeout, Duration requestTimeout) {
+        return new NotifyProperties(
+                NotifyProperties.Provider.WEBHOOK,
+                3,
+                claimTimeout,
+                requestTimeout,
+                new NotifyProperties.Retry(5, Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofSeconds(60)),
+                new NotifyProperties.Fcm(URI.create("https://fcm.googleapis.com"), null, null),
+                new NotifyProperties.Webhook(null, null));
+    }
+
     private static Push push(String token) {
         var result = new IssueResult("7:m-1", 7, "m-1", 1, IssueResult.Outcome.ISSUED, 99L, null, 1_700_000_000_000L);
         return new Push(result, new Device(token, "WEB"));
@@ -113,15 +125,8 @@ class PushSenderTest {
     @Nested
     class Budget {
 
-        /** The defaults: 5 attempts, Retry-After honoured up to 60 s, 10 s per call, a claim of 60 s. */
-        private final NotifyProperties defaults = new NotifyProperties(
-                NotifyProperties.Provider.WEBHOOK,
-                3,
-                Duration.ofSeconds(60),
-                Duration.ofSeconds(10),
-                new NotifyProperties.Retry(5, Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofSeconds(60)),
-                new NotifyProperties.Fcm(URI.create("https://fcm.googleapis.com"), null, null),
-                new NotifyProperties.Webhook(null, null));
+        /** The defaults: a claim of 60 s, 10 s per call. */
+        private final NotifyProperties defaults = properties(Duration.ofSeconds(60), Duration.ofSeconds(10));
 
         @Test
         void shouldEndWithinTheClaimWhenTheProviderKeepsAnswering429WithALongRetryAfter() throws Exception {
