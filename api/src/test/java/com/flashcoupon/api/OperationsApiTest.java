@@ -182,6 +182,17 @@ class OperationsApiTest extends ApiTestBase {
                     .isOk();
             client().get().uri("/actuator/health").exchange().expectStatus().isOk();
         }
+
+        @Test
+        void shouldServeMetricsWithoutATokenByDefault() {
+            client().get()
+                    .uri("/actuator/prometheus")
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body).contains("jvm_memory_used_bytes"));
+        }
     }
 
     @Nested

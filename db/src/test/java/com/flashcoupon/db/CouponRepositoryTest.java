@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.simple.JdbcClient;
-import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /** The schema and the guarded counters against the real MySQL-compatible server. */
 class CouponRepositoryTest {
@@ -23,9 +21,7 @@ class CouponRepositoryTest {
     @BeforeAll
     static void migrate() {
         database = TestDatabase.create();
-        var dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
-        Flyway.configure().dataSource(dataSource).load().migrate();
-        jdbc = JdbcClient.create(dataSource);
+        jdbc = JdbcClient.create(database.migratedDataSource());
         coupons = new CouponRepository(jdbc);
     }
 

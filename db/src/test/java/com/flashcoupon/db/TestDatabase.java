@@ -4,6 +4,9 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * A throw-away database on the real MySQL-compatible server, one per test class, so test classes never see each
@@ -49,6 +52,13 @@ public final class TestDatabase implements AutoCloseable {
                 "spring.datasource.url", url(),
                 "spring.datasource.username", USER,
                 "spring.datasource.password", PASSWORD);
+    }
+
+    /** A data source on this database, its schema migrated by Flyway as the apps do at start-up. */
+    public DataSource migratedDataSource() {
+        var dataSource = new DriverManagerDataSource(url(), USER, PASSWORD);
+        Flyway.configure().dataSource(dataSource).load().migrate();
+        return dataSource;
     }
 
     @Override

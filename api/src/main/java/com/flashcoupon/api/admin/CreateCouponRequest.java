@@ -12,8 +12,8 @@ import java.time.Instant;
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
         @NotNull @Min(1) @Max(10_000_000) Integer totalQuantity,
-        @NotNull Instant openAt,
-        Instant closeAt,
+        @NotNull @StorableTime Instant openAt,
+        @StorableTime Instant closeAt,
         @NotNull @Min(1) @Max(100_000) Integer issueRatePerSecond,
         @Min(1) @Max(3650) Integer validDays) {
 

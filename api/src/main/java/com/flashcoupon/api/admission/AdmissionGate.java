@@ -24,7 +24,8 @@ import reactor.core.publisher.Flux;
  * Cheap refusals: once Redis answered that a coupon is not open yet, closed or sold out, this instance answers the
  * same for a second without asking Redis again, so a crowd hammering a finished event costs no Redis round trips.
  * Redis still decides every admission that could succeed, and every retry of a member already in the queue: for a
- * sold-out coupon the queue is final, so its members are loaded once and their retries still get their 200.
+ * sold-out coupon the queue is final, so its members are loaded once, {@link #PAGE_SIZE} at a time, and their retries
+ * still get their 200.
  */
 @Component
 class AdmissionGate {
@@ -36,6 +37,12 @@ class AdmissionGate {
 
     /** Sold-out queues larger than this are not held in memory; their refusals keep asking Redis. */
     static final int MAX_MEMBERS_HELD = 500_000;
+
+    /**
+     * Members read per {@code ZRANGE} when a sold-out queue is loaded: each page is one short command on the shared
+     * connection, so admissions and drains keep their turn between pages instead of waiting behind one huge reply.
+     */
+    static final int PAGE_SIZE = 10_000;
 
     /** A refusal not renewed for this long (nobody asked Redis about the coupon) is forgotten, its queue too. */
     static final long IDLE_MILLIS = 60_000;
@@ -120,7 +127,14 @@ class AdmissionGate {
                         soldOutQueues.replace(couponId, LOADING, TOO_BIG);
                         return Flux.empty();
                     }
-                    return redis.opsForZSet().range(queue, Range.unbounded());
+                    // a sold-out queue no longer grows, so pages by rank are stable (an admission after a restore
+                    // drops the LOADING marker, and this load with it)
+                    return Flux.range(0, (int) ((size + PAGE_SIZE - 1) / PAGE_SIZE))
+                            .concatMap(page -> redis.opsForZSet()
+                                    .range(
+                                            queue,
+                                            Range.closed(
+                                                    (long) page * PAGE_SIZE, (long) page * PAGE_SIZE + PAGE_SIZE - 1)));
                 })
                 .collect(() -> ConcurrentHashMap.<String>newKeySet(), Set::add)
                 .subscribe(
@@ -128,7 +142,7 @@ class AdmissionGate {
                             // only if still loading: a new admission meanwhile dropped the marker, this set is stale
                             if (members.isEmpty()) {
                                 soldOutQueues.remove(couponId, LOADING);
-                            } else if (soldOutQueues.replace(couponId, LOADING, Set.copyOf(members))) {
+                            } else if (soldOutQueues.replace(couponId, LOADING, Collections.unmodifiableSet(members))) {
                                 log.info(
                                         "coupon {} is sold out: {} admitted members held to refuse others locally",
                                         couponId,

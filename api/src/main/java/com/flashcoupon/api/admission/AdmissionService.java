@@ -6,6 +6,7 @@ import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.api.web.BackendFailures;
 import com.flashcoupon.db.Coupon;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,8 @@ import java.time.Clock;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Service;
@@ -21,11 +24,14 @@ import reactor.core.publisher.Mono;
 
 /**
  * First-come admission: one Lua script decides (window, duplicate, stock cap, sequence, ZADD NX). Redis unreachable
- * fails the request (503), never admits it; a coupon missing from Redis is restored from MySQL before Redis decides.
- * A retired event is answered from MySQL alone, exactly as Redis answered before it was retired.
+ * fails the request (503), never admits it; an answer lost after the script was sent is a 503 that says the outcome is
+ * unknown (the retry tells); a coupon missing from Redis is restored from MySQL before Redis decides. A retired event
+ * is answered from MySQL alone, exactly as Redis answered before it was retired.
  */
 @Service
 class AdmissionService {
+
+    private static final Logger log = LoggerFactory.getLogger(AdmissionService.class);
 
     private final ReactiveStringRedisTemplate redis;
 
@@ -156,7 +162,12 @@ class AdmissionService {
     private Mono<Admission> runScript(long couponId, String memberId) {
         return redis.execute(script, AdmitScript.keys(couponId), List.of(memberId))
                 .next()
-                .map(AdmitScript::read);
+                .map(AdmitScript::read)
+                // the script may have run before its answer was lost: never claim that nothing was accepted
+                .onErrorMap(BackendFailures::isBackendDown, error -> {
+                    log.warn("admission of coupon {} failed with an unknown outcome: {}", couponId, error.toString());
+                    return ApiException.admissionOutcomeUnknown(couponId);
+                });
     }
 
     /** The status to answer with, and whether this call admitted the member (202) or found them admitted (200). */

@@ -18,7 +18,8 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue Drain drain,
         @Valid @NotNull @DefaultValue Kafka kafka,
         @Valid @NotNull @DefaultValue RateLimit ratelimit,
-        @Valid @NotNull @DefaultValue Retention retention) {
+        @Valid @NotNull @DefaultValue Retention retention,
+        @Valid @NotNull @DefaultValue Metrics metrics) {
 
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
@@ -68,6 +69,14 @@ public record ApiProperties(
             @DefaultValue("24h") Duration after,
             @DefaultValue("2s") Duration checkEvery,
             @DefaultValue("1m") Duration markTtl) {}
+
+    /**
+     * Who may read {@code /actuator/prometheus}.
+     *
+     * @param requireRole a role the bearer token's {@code roles} claim must hold; empty (the default, as the HTTP
+     *     contract says): no token needed
+     */
+    public record Metrics(@DefaultValue("") String requireRole) {}
 
     /** Partitions of the topics this app creates when they are missing. */
     public record Kafka(@DefaultValue("3") @Min(1) int topicPartitions) {}

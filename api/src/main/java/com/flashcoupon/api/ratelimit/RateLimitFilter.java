@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.PathContainer;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
 import org.springframework.stereotype.Component;
@@ -44,7 +45,7 @@ class RateLimitFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!enabled || !exchange.getRequest().getPath().value().startsWith("/api/")) {
+        if (!enabled || !isMemberApi(exchange.getRequest().getPath().pathWithinApplication())) {
             return chain.filter(exchange);
         }
         return ReactiveSecurityContextHolder.getContext()
@@ -59,6 +60,20 @@ class RateLimitFilter implements WebFilter {
                         }))
                 .defaultIfEmpty(RateLimits.Verdict.ALLOWED)
                 .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange) : refuse(exchange, verdict));
+    }
+
+    /**
+     * Whether the path is under {@code /api/} as routing sees it: the first non-empty segment decoded and without
+     * matrix parameters, so {@code /%61pi/...} or {@code /api;x=1/...}, which routing serves, are limited too.
+     */
+    static boolean isMemberApi(PathContainer path) {
+        for (PathContainer.Element element : path.elements()) {
+            if (element instanceof PathContainer.PathSegment segment
+                    && !segment.valueToMatch().isEmpty()) {
+                return segment.valueToMatch().equals("api");
+            }
+        }
+        return false;
     }
 
     private static final RateLimits.Verdict UNAVAILABLE = new RateLimits.Verdict("unavailable", 1);

@@ -32,6 +32,7 @@ final class JwtDecoders {
     static ReactiveJwtDecoder create(ApiProperties.Jwt jwt, boolean localProfile) {
         NimbusReactiveJwtDecoder decoder;
         if (StringUtils.hasText(jwt.jwkSetUri())) {
+            requireIssuerAndAudience(jwt);
             decoder = NimbusReactiveJwtDecoder.withJwkSetUri(jwt.jwkSetUri()).build();
         } else {
             decoder = NimbusReactiveJwtDecoder.withSecretKey(hmacKey(jwt.secret(), localProfile))
@@ -40,6 +41,25 @@ final class JwtDecoders {
         }
         decoder.setJwtValidator(validator(jwt));
         return decoder;
+    }
+
+    /**
+     * An identity provider's JWK set signs tokens for every application it serves: without the issuer and this api's
+     * audience checked, a token issued for another application would be accepted here, roles included.
+     */
+    private static void requireIssuerAndAudience(ApiProperties.Jwt jwt) {
+        List<String> missing = new ArrayList<>();
+        if (!StringUtils.hasText(jwt.issuer())) {
+            missing.add("COUPON_JWT_ISSUER (coupon.jwt.issuer)");
+        }
+        if (!StringUtils.hasText(jwt.audience())) {
+            missing.add("COUPON_JWT_AUDIENCE (coupon.jwt.audience)");
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalStateException("COUPON_JWT_JWK_SET_URI is set, so " + String.join(" and ", missing)
+                    + " must be set too: without them tokens the identity provider issued for other applications"
+                    + " would be accepted.");
+        }
     }
 
     static SecretKeySpec hmacKey(String secret, boolean localProfile) {

@@ -22,10 +22,13 @@ import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
 import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
+import org.springframework.security.web.server.util.matcher.PathPatternParserServerWebExchangeMatcher;
+import org.springframework.util.StringUtils;
 
 /**
  * docs/http-api.md, Authentication: every endpoint below {@code /api/} and {@code /admin/v1/} needs a bearer JWT; admin
- * endpoints need {@code coupon-admin} in the {@code roles} claim. Stateless: no session, no saved requests.
+ * endpoints need {@code coupon-admin} in the {@code roles} claim; {@code /actuator/prometheus} is public unless
+ * {@code coupon.metrics.require-role} names a role it needs. Stateless: no session, no saved requests.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableWebFluxSecurity
@@ -36,13 +39,19 @@ class SecurityConfig {
     @Bean
     @Order(Ordered.HIGHEST_PRECEDENCE)
     SecurityWebFilterChain securityFilterChain(
-            ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems) {
+            ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems, ApiProperties properties) {
+        String metricsRole = properties.metrics().requireRole();
+        var metrics = new PathPatternParserServerWebExchangeMatcher("/actuator/prometheus/**");
         ServerAuthenticationEntryPoint unauthorized = (exchange, e) -> {
             exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
             return problems.write(exchange, Problems.of(ErrorCode.UNAUTHORIZED, "A valid bearer token is required."));
         };
-        ServerAccessDeniedHandler forbidden = (exchange, e) ->
-                problems.write(exchange, Problems.of(ErrorCode.FORBIDDEN, "This needs the coupon-admin role."));
+        ServerAccessDeniedHandler forbidden = (exchange, e) -> metrics.matches(exchange)
+                .flatMap(match -> problems.write(
+                        exchange,
+                        Problems.of(
+                                ErrorCode.FORBIDDEN,
+                                "This needs the " + (match.isMatch() ? metricsRole : ADMIN_ROLE) + " role.")));
 
         return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
                 .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
@@ -51,13 +60,19 @@ class SecurityConfig {
                 .anonymous(ServerHttpSecurity.AnonymousSpec::disable)
                 .requestCache(cache -> cache.requestCache(NoOpServerRequestCache.getInstance()))
                 .securityContextRepository(NoOpServerSecurityContextRepository.getInstance())
-                .authorizeExchange(exchanges -> exchanges
-                        .pathMatchers("/admin/v1/**")
-                        .hasAuthority(ADMIN_ROLE)
-                        .pathMatchers("/api/**")
-                        .authenticated()
-                        .anyExchange()
-                        .permitAll())
+                .authorizeExchange(exchanges -> {
+                    if (StringUtils.hasText(metricsRole)) {
+                        // docs/http-api.md keeps it public by default; coupon.metrics.require-role closes it
+                        exchanges.matchers(metrics).hasAuthority(metricsRole);
+                    }
+                    exchanges
+                            .pathMatchers("/admin/v1/**")
+                            .hasAuthority(ADMIN_ROLE)
+                            .pathMatchers("/api/**")
+                            .authenticated()
+                            .anyExchange()
+                            .permitAll();
+                })
                 .oauth2ResourceServer(server -> server.jwt(
                                 jwt -> jwt.jwtDecoder(decoder).jwtAuthenticationConverter(rolesConverter()))
                         .authenticationEntryPoint(unauthorized)

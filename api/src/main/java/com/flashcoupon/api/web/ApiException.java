@@ -46,6 +46,19 @@ public class ApiException extends RuntimeException {
         return of(ErrorCode.UNAVAILABLE, what + " is unavailable; nothing was accepted. Try again shortly.");
     }
 
+    /**
+     * Redis took the admission script but its answer was lost (a time-out, a connection dropped mid-command): the
+     * member may have been admitted. Asking again is safe and tells: 200 with the position if so, 202 if not.
+     */
+    public static ApiException admissionOutcomeUnknown(long couponId) {
+        return of(
+                ErrorCode.UNAVAILABLE,
+                "The admission service did not answer in time, so whether your request for coupon " + couponId
+                        + " was accepted is unknown. Ask GET /api/v1/coupons/" + couponId
+                        + "/issue-requests/me, or send the request again: it never admits twice, and answers 200"
+                        + " with your position if you were admitted.");
+    }
+
     public static ApiException walletCouponNotFound(long walletCouponId) {
         return of(ErrorCode.WALLET_COUPON_NOT_FOUND, "Your wallet has no coupon " + walletCouponId + ".");
     }

@@ -174,6 +174,8 @@ class AdminApiTest extends ApiTestBase {
                 "{\"name\":\"a\",\"totalQuantity\":0,\"openAt\":\"" + OPEN_AT + "\",\"issueRatePerSecond\":1}",
                 "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + OPEN_AT
                         + "\",\"issueRatePerSecond\":1,\"isAdmin\":true}",
+                "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"1960-01-01T00:00:00Z\",\"closeAt\":"
+                        + "\"1965-01-01T00:00:00Z\",\"issueRatePerSecond\":1}",
                 "{\"name\":\"" + "x".repeat(17 * 1024) + "\"}")) {
             client().post()
                     .uri("/admin/v1/coupons")

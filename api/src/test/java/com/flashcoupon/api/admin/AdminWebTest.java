@@ -71,6 +71,23 @@ class AdminWebTest extends WebSliceBase {
                         "INVALID_REQUEST",
                         400),
                 Arguments.of(
+                        "openAt before DATETIME's range", window("0999-12-31T00:00:00Z", null), "INVALID_REQUEST", 400),
+                Arguments.of(
+                        "openAt after DATETIME's range",
+                        window("+10000-01-01T00:00:00Z", null),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
+                        "closeAt after DATETIME's range",
+                        window(OPEN_AT, "+10000-01-01T00:00:00Z"),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
+                        "window before 1970",
+                        window("1960-01-01T00:00:00Z", "1965-01-01T00:00:00Z"),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
                         "openAt not a time",
                         "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"tomorrow\",\"issueRatePerSecond\":1}",
                         "INVALID_REQUEST",
@@ -85,6 +102,26 @@ class AdminWebTest extends WebSliceBase {
                         "oversized body", "{\"name\":\"" + "x".repeat(17 * 1024) + "\"}", "PAYLOAD_TOO_LARGE", 413));
     }
 
+    private static String window(String openAt, String closeAt) {
+        return "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + openAt + "\""
+                + (closeAt == null ? "" : ",\"closeAt\":\"" + closeAt + "\"") + ",\"issueRatePerSecond\":1}";
+    }
+
+    static Stream<Arguments> invalidFields() {
+        return Stream.of(
+                Arguments.of(
+                        "empty name, no stock, no rate",
+                        body("\"\"", "0", "0"),
+                        List.of("issueRatePerSecond", "name", "totalQuantity")),
+                Arguments.of("openAt in year 999", window("0999-12-31T00:00:00Z", null), List.of("openAt")),
+                Arguments.of("openAt in year 10000", window("+10000-01-01T00:00:00Z", null), List.of("openAt")),
+                Arguments.of("closeAt in year 10000", window(OPEN_AT, "+10000-01-01T00:00:00Z"), List.of("closeAt")),
+                Arguments.of(
+                        "window before 1970",
+                        window("1960-01-01T00:00:00Z", "1965-01-01T00:00:00Z"),
+                        List.of("closeAt", "openAt")));
+    }
+
     private static String body(String name, String quantity, String rate) {
         return "{\"name\":" + name + ",\"totalQuantity\":" + quantity + ",\"openAt\":\"" + OPEN_AT
                 + "\",\"issueRatePerSecond\":" + rate + "}";
@@ -97,15 +134,14 @@ class AdminWebTest extends WebSliceBase {
         verifyNoInteractions(service);
     }
 
-    @Test
-    void shouldNameEachInvalidFieldWhenValidationFails() {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidFields")
+    void shouldNameEachInvalidFieldWhenValidationFails(String label, String body, List<String> invalid) {
         String problem = expectProblem(
-                send(HttpMethod.POST, "/admin/v1/coupons", MediaType.APPLICATION_JSON, body("\"\"", "0", "0")),
-                400,
-                "INVALID_REQUEST");
+                send(HttpMethod.POST, "/admin/v1/coupons", MediaType.APPLICATION_JSON, body), 400, "INVALID_REQUEST");
         assertThat(problem).contains("\"errors\":[");
-        List<String> fields = List.of("issueRatePerSecond", "name", "totalQuantity");
-        fields.forEach(field -> assertThat(problem).contains("\"field\":\"" + field + "\""));
+        invalid.forEach(field -> assertThat(problem).contains("\"field\":\"" + field + "\""));
+        assertThat(problem.split("\"field\":", -1)).hasSize(invalid.size() + 1);
         verifyNoInteractions(service);
     }
 
@@ -116,6 +152,8 @@ class AdminWebTest extends WebSliceBase {
                 "{\"issueRatePerSecond\":0}",
                 "{\"issueRatePerSecond\":\"fast\"}",
                 "{\"issueRatePerSecond\":1e300}",
+                "{\"closeAt\":\"+10000-01-01T00:00:00Z\"}",
+                "{\"closeAt\":\"1960-01-01T00:00:00Z\"}",
                 "{\"rate\":5}"
             })
     void shouldRefuseWithoutReachingTheServiceWhenPatchIsInvalid(String body) {

@@ -5,18 +5,29 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.data.domain.Range;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.ReactiveZSetOperations;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.ZSetOperations;
 
 /** The gate's sold-out memory against a queue in the real Redis: loaded once, dropped when the queue can grow again. */
 class AdmissionGateTest {
@@ -43,8 +54,34 @@ class AdmissionGateTest {
         }
     };
 
+    /** Every sorted-set read the gate sends, with its arguments; the reads themselves go to the real Redis. */
+    private final List<List<Object>> zsetCalls = new CopyOnWriteArrayList<>();
+
     private final AdmissionGate gate = new AdmissionGate(
-            new ReactiveStringRedisTemplate((LettuceConnectionFactory) REDIS.getConnectionFactory()), clock);
+            new ReactiveStringRedisTemplate((LettuceConnectionFactory) REDIS.getConnectionFactory()) {
+                @Override
+                public ReactiveZSetOperations<String, String> opsForZSet() {
+                    return recording(super.opsForZSet());
+                }
+            },
+            clock);
+
+    @SuppressWarnings("unchecked")
+    private ReactiveZSetOperations<String, String> recording(ReactiveZSetOperations<String, String> real) {
+        return (ReactiveZSetOperations<String, String>) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {ReactiveZSetOperations.class}, (proxy, method, args) -> {
+                    List<Object> call = new ArrayList<>();
+                    call.add(method.getName());
+                    call.addAll(args == null ? List.of() : Arrays.asList(args));
+                    zsetCalls.add(call);
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
     private long couponId;
 
     @BeforeEach
@@ -87,6 +124,35 @@ class AdmissionGateTest {
         assertThat(refusal("third"))
                 .as("admitted after the restore: still 200, never a local 409")
                 .isEmpty();
+        assertThat(refusal("late")).contains(Admission.Outcome.SOLD_OUT);
+    }
+
+    @Test
+    void shouldReadALargeSoldOutQueueInPagesAndHoldEveryMember() {
+        int members = 2 * AdmissionGate.PAGE_SIZE + 500;
+        Set<ZSetOperations.TypedTuple<String>> queue = new HashSet<>();
+        for (int i = 0; i < members; i++) {
+            queue.add(ZSetOperations.TypedTuple.of("member-" + i, (double) i + 3));
+        }
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), queue);
+
+        learnSoldOutAndWaitForTheQueue();
+
+        List<List<Object>> ranges = zsetCalls.stream()
+                .filter(call -> call.getFirst().equals("range"))
+                .toList();
+        assertThat(ranges)
+                .as("one ZRANGE per page of %d", AdmissionGate.PAGE_SIZE)
+                .hasSize(3);
+        for (List<Object> call : ranges) {
+            Range<?> range = (Range<?>) call.get(2);
+            long from = ((Number) range.getLowerBound().getValue().orElseThrow()).longValue();
+            long to = ((Number) range.getUpperBound().getValue().orElseThrow()).longValue();
+            assertThat(to - from + 1).isLessThanOrEqualTo(AdmissionGate.PAGE_SIZE);
+        }
+        for (String member : List.of("first", "second", "member-0", "member-10000", "member-" + (members - 1))) {
+            assertThat(refusal(member)).as(member).isEmpty();
+        }
         assertThat(refusal("late")).contains(Admission.Outcome.SOLD_OUT);
     }
 

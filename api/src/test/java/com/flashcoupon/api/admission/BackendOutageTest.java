@@ -1,5 +1,6 @@
 package com.flashcoupon.api.admission;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.ApiApplication;
@@ -12,7 +13,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -23,11 +27,14 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /**
  * MySQL cut off (a TCP proxy in front of the real server) and then Kafka stopped: admission answers 503 UNAVAILABLE,
  * never a 202 it could not stand behind, and readiness goes down; after MySQL returns, everything works again by
- * itself.
+ * itself. Redis's answer held back (a proxy in front of it too): the 503 says the outcome is unknown, never that
+ * nothing was accepted, and the retry tells.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackendOutageTest {
 
     private static TcpProxy mysql;
+    private static TcpProxy redis;
     private static EmbeddedKafkaKraftBroker kafka;
     private static ConfigurableApplicationContext api;
     private static WebTestClient http;
@@ -35,6 +42,7 @@ class BackendOutageTest {
     @BeforeAll
     static void start() throws Exception {
         mysql = new TcpProxy("127.0.0.1", 3306);
+        redis = new TcpProxy("127.0.0.1", 6379);
         // its own property name: the default one is global and would point other test classes at this broker
         kafka = new EmbeddedKafkaKraftBroker(1, 1);
         kafka.brokerListProperty("flash-coupon.private.kafka");
@@ -46,7 +54,10 @@ class BackendOutageTest {
                 TestEnvironment.database().url().replace("127.0.0.1:3306", "127.0.0.1:" + mysql.port()));
         settings.put("spring.datasource.username", TestEnvironment.database().user());
         settings.put("spring.datasource.password", TestEnvironment.database().password());
-        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
+        settings.put(
+                "spring.data.redis.url",
+                TestEnvironment.REDIS_URL.replace("127.0.0.1:6379", "127.0.0.1:" + redis.port()));
+        settings.put("spring.data.redis.timeout", "1s");
         settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
         settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
         settings.put("coupon.ratelimit.member-per-second", "0");
@@ -67,6 +78,7 @@ class BackendOutageTest {
     static void stop() throws Exception {
         api.close();
         mysql.close();
+        redis.close();
     }
 
     private static WebTestClient.ResponseSpec ask(long couponId, String member) {
@@ -81,14 +93,42 @@ class BackendOutageTest {
     }
 
     @Test
-    void shouldAnswer503AndRecoverWhenMySqlAndThenKafkaGoDown() throws Exception {
+    @Order(1)
+    void shouldSayTheOutcomeIsUnknownWhenRedisRanTheScriptButItsAnswerTimedOut() {
+        long id = createCoupon("Lost answer");
+        redis.holdReplies(); // Redis runs the script, its answer never comes back in time
+        try {
+            ask(id, "lost-answer")
+                    .expectStatus()
+                    .isEqualTo(503)
+                    .expectBody()
+                    .jsonPath("$.code")
+                    .isEqualTo("UNAVAILABLE")
+                    .jsonPath("$.detail")
+                    .value(detail -> assertThat((String) detail)
+                            .contains("unknown", "/api/v1/coupons/" + id + "/issue-requests/me")
+                            .doesNotContain("nothing was accepted"));
+        } finally {
+            redis.releaseReplies();
+        }
+        // it had been admitted: the retry finds it (200 with the first place), it never admits twice (202)
+        ask(id, "lost-answer")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(1);
+        ask(id, "next").expectStatus().isAccepted();
+    }
+
+    private static long createCoupon(String name) {
         Map<?, ?> coupon = http.post()
                 .uri("/admin/v1/coupons")
                 .header("Authorization", "Bearer " + TestEnvironment.adminToken())
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(Map.of(
                         "name",
-                        "Outage",
+                        name,
                         "totalQuantity",
                         10,
                         "openAt",
@@ -104,7 +144,13 @@ class BackendOutageTest {
                 .expectBody(Map.class)
                 .returnResult()
                 .getResponseBody();
-        long id = ((Number) coupon.get("id")).longValue();
+        return ((Number) coupon.get("id")).longValue();
+    }
+
+    @Test
+    @Order(2) // last: it stops the broker
+    void shouldAnswer503AndRecoverWhenMySqlAndThenKafkaGoDown() throws Exception {
+        long id = createCoupon("Outage");
         ask(id, "before").expectStatus().isAccepted();
 
         mysql.cut();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.ApiApplication;
 import com.flashcoupon.api.support.TestEnvironment;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -100,6 +101,36 @@ class SharedRateLimitTest {
         // a burst of 2 s x 2/s = 4 between both instances, plus what refills meanwhile; each on its own would pass 8
         assertThat(passed).isBetween(4, 4 + refilled(2, started));
         assertThat(limited).isEqualTo(10 - passed);
+    }
+
+    @Test
+    void shouldLimitAnEncodedPathThatRoutingServes() throws InterruptedException {
+        Thread.sleep(2_100); // let the address bucket refill after the other tests
+        String member = "encoded-" + System.nanoTime();
+        int port =
+                ((WebServerApplicationContext) instances.get(0)).getWebServer().getPort();
+        // an absolute URI is sent as it is: "%61" is "a", so routing serves /api/v1/coupons/{id}
+        URI encoded = URI.create("http://127.0.0.1:" + port + "/%61pi/v1/coupons/" + Long.MAX_VALUE);
+        List<Integer> statuses = new ArrayList<>();
+        String firstBody = null;
+        long started = System.nanoTime();
+        for (int i = 0; i < 10; i++) {
+            EntityExchangeResult<byte[]> result = WebTestClient.bindToServer()
+                    .build()
+                    .get()
+                    .uri(encoded)
+                    .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                    .exchange()
+                    .expectBody()
+                    .returnResult();
+            statuses.add(result.getStatus().value());
+            firstBody = firstBody == null ? new String(result.getResponseBodyContent()) : firstBody;
+        }
+        // served: the coupon controller's 404 for an unknown coupon, until the member's burst of 4 is spent
+        assertThat(firstBody).contains("\"code\":\"COUPON_NOT_FOUND\"");
+        assertThat(statuses).containsOnly(404, 429);
+        long passed = statuses.stream().filter(status -> status == 404).count();
+        assertThat(passed).isBetween(4L, 4L + refilled(2, started));
     }
 
     @Test

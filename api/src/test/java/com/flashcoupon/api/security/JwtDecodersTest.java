@@ -38,6 +38,29 @@ class JwtDecodersTest {
     }
 
     @Test
+    void shouldRefuseToStartWhenAJwkSetComesWithoutIssuerOrAudience() {
+        String jwks = "https://idp.example/.well-known/jwks.json";
+        assertThatThrownBy(() -> JwtDecoders.create(
+                        new ApiProperties.Jwt(null, jwks, null, null, Duration.ofSeconds(30)), false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("COUPON_JWT_ISSUER")
+                .hasMessageContaining("COUPON_JWT_AUDIENCE");
+        assertThatThrownBy(() -> JwtDecoders.create(
+                        new ApiProperties.Jwt(null, jwks, "https://idp.example", null, Duration.ofSeconds(30)), false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("COUPON_JWT_AUDIENCE")
+                .hasMessageNotContaining("COUPON_JWT_ISSUER ");
+        assertThatThrownBy(() -> JwtDecoders.create(
+                        new ApiProperties.Jwt(null, jwks, null, "coupon-api", Duration.ofSeconds(30)), false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("COUPON_JWT_ISSUER");
+        assertThat(JwtDecoders.create(
+                        new ApiProperties.Jwt(null, jwks, "https://idp.example", "coupon-api", Duration.ofSeconds(30)),
+                        false))
+                .isNotNull();
+    }
+
+    @Test
     void shouldCountBytesNotCharactersWhenSecretIsNonAscii() {
         // 11 characters, 33 bytes in UTF-8
         assertThat(JwtDecoders.create(secret("쿠폰쿠폰쿠폰쿠폰쿠폰쿠"), false)).isNotNull();

@@ -68,6 +68,16 @@ public abstract class ApiTestBase {
         return id.longValue();
     }
 
+    /** Expects a problem answer: the status and the contract's {@code code}. */
+    protected static WebTestClient.BodyContentSpec expectProblem(
+            WebTestClient.ResponseSpec response, int status, String code) {
+        return response.expectStatus()
+                .isEqualTo(status)
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo(code);
+    }
+
     protected WebTestClient.ResponseSpec requestCoupon(long couponId, String memberId) {
         return client().post()
                 .uri("/api/v1/coupons/{id}/issue-requests", couponId)

@@ -20,6 +20,7 @@ public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
+    private volatile boolean holdingReplies;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -42,6 +43,19 @@ public final class TcpProxy implements AutoCloseable {
         Thread.ofVirtual().start(() -> accept(listening));
     }
 
+    /**
+     * Keeps forwarding what clients send but holds the server's replies back until {@link #releaseReplies()}: the
+     * server does the work, the client times out waiting for the answer.
+     */
+    public void holdReplies() {
+        holdingReplies = true;
+    }
+
+    /** Forwards the replies held back, and every later one, again. */
+    public void releaseReplies() {
+        holdingReplies = false;
+    }
+
     public synchronized void cut() throws IOException {
         server.close();
         for (Socket socket : sockets) {
@@ -57,18 +71,27 @@ public final class TcpProxy implements AutoCloseable {
                 Socket upstream = new Socket(targetHost, targetPort);
                 sockets.add(client);
                 sockets.add(upstream);
-                Thread.ofVirtual().start(() -> pipe(client, upstream));
-                Thread.ofVirtual().start(() -> pipe(upstream, client));
+                Thread.ofVirtual().start(() -> pipe(client, upstream, false));
+                Thread.ofVirtual().start(() -> pipe(upstream, client, true));
             } catch (IOException closed) {
                 return;
             }
         }
     }
 
-    private static void pipe(Socket from, Socket to) {
+    private void pipe(Socket from, Socket to, boolean replies) {
         try (InputStream in = from.getInputStream();
                 OutputStream out = to.getOutputStream()) {
-            in.transferTo(out);
+            byte[] buffer = new byte[8192];
+            for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
+                while (replies && holdingReplies) {
+                    Thread.sleep(5);
+                }
+                out.write(buffer, 0, read);
+                out.flush();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         } catch (IOException ignored) {
             // either side closed
         } finally {

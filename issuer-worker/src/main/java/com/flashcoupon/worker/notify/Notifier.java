@@ -34,8 +34,18 @@ class Notifier {
         this.meters = meters;
     }
 
+    /**
+     * Pushes to each device of the member; past {@link NotifyProperties#pushBudget()} on one record no further push is
+     * started (the record is handed back, its finished pushes are skipped at the redelivery), so a record takes at most
+     * {@link NotifyConfig#recordWorstCase} and the poll interval can be sized from it.
+     */
     void notify(IssueResult result) throws InterruptedException {
+        long started = System.nanoTime();
         for (Device device : devices.devicesOf(result.memberId())) {
+            if (System.nanoTime() - started >= properties.pushBudget().toNanos()) {
+                throw new PushPendingException("result " + result.eventId()
+                        + " took its whole push budget; its other devices at the redelivery");
+            }
             deliver(new Push(result, device));
         }
     }
@@ -43,44 +53,45 @@ class Notifier {
     private void deliver(Push push) throws InterruptedException {
         String eventId = push.result().eventId();
         String token = push.device().token();
-        DeliveryLog.Claim claim = deliveries.claim(eventId, token, push.result().couponId(), properties.claimTimeout());
+        String claimToken = DeliveryLog.newClaimToken();
+        DeliveryLog.Claim claim =
+                deliveries.claim(eventId, token, push.result().couponId(), properties.claimTimeout(), claimToken);
         switch (claim) {
             case FINISHED -> count("duplicate");
             case BUSY -> throw new PushPendingException("push of " + eventId + " is being sent by another notifier");
-            case NEW, TAKEN_OVER -> send(push);
+            case NEW, TAKEN_OVER -> send(push, claimToken);
         }
     }
 
-    private void send(Push push) throws InterruptedException {
+    private void send(Push push, String claimToken) throws InterruptedException {
         String eventId = push.result().eventId();
         String token = push.device().token();
         Delivery delivery;
         try {
             delivery = sender.send(push);
         } catch (RuntimeException | InterruptedException e) {
-            deliveries.release(eventId, token);
+            deliveries.release(eventId, token, claimToken);
             throw e;
         }
         switch (delivery.kind()) {
             case DELIVERED -> {
-                deliveries.sent(eventId, token, push.result().couponId());
+                deliveries.sent(eventId, token, push.result().couponId(), claimToken);
                 count("delivered");
             }
             case UNREGISTERED -> {
-                deliveries.dropped(eventId, token, push.result().memberId());
+                deliveries.dropped(eventId, token, push.result().memberId(), claimToken);
                 count("unregistered");
                 log.info("dropped a push token of member {}: {}", push.result().memberId(), delivery.detail());
             }
             case REJECTED -> {
-                deliveries.rejected(eventId, token);
+                deliveries.rejected(eventId, token, claimToken);
                 count("rejected");
                 log.warn("push of {} rejected for good: {}", eventId, delivery.detail());
             }
             case RETRY -> {
-                deliveries.release(eventId, token);
+                deliveries.release(eventId, token, claimToken);
                 count("retry_later");
-                throw new PushPendingException("push of " + eventId + " not accepted after "
-                        + properties.retry().maxAttempts() + " attempts: " + delivery.detail());
+                throw new PushPendingException("push of " + eventId + " not accepted yet: " + delivery.detail());
             }
         }
     }

@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,22 @@ class NotifyConfig {
 
     static final String FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging";
 
+    /** Result records per poll: few, as each can take {@link #recordWorstCase} when the provider is slow. */
+    static final int MAX_POLL_RECORDS = 10;
+
+    /**
+     * The longest one result record takes: {@link Notifier} starts no push after {@link NotifyProperties#pushBudget()}
+     * has passed on the record (the rest wait for its redelivery), and the last one started ends within it too.
+     */
+    static Duration recordWorstCase(NotifyProperties properties) {
+        return properties.pushBudget().multipliedBy(2);
+    }
+
+    /** Sized from the worst case, so a slow provider never makes the broker take the partitions away mid-poll. */
+    static Duration maxPollInterval(NotifyProperties properties) {
+        return recordWorstCase(properties).multipliedBy(MAX_POLL_RECORDS).plus(Duration.ofMinutes(1));
+    }
+
     @Bean
     NotifyListener notifyListener(
             JdbcClient jdbc,
@@ -52,7 +69,12 @@ class NotifyConfig {
             PushProvider pushProvider,
             NotifyProperties properties,
             MeterRegistry meters) {
-        var sender = new PushSender(pushProvider, properties.retry(), pause -> Thread.sleep(pause.toMillis()));
+        var sender = new PushSender(
+                pushProvider,
+                properties.retry(),
+                properties.requestTimeout(),
+                properties.pushBudget(),
+                pause -> Thread.sleep(pause.toMillis()));
         var notifier = new Notifier(
                 new DeviceDirectory(jdbc), new DeliveryLog(jdbc, coupons, transaction), sender, properties, meters);
         return new NotifyListener(notifier);
@@ -103,7 +125,9 @@ class NotifyConfig {
         config.put(ConsumerConfig.GROUP_ID_CONFIG, NotifyListener.GROUP);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 50);
+        config.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, MAX_POLL_RECORDS);
+        config.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, (int)
+                maxPollInterval(properties).toMillis());
         config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ErrorHandlingDeserializer.class);
         config.put(ErrorHandlingDeserializer.VALUE_DESERIALIZER_CLASS, JacksonJsonDeserializer.class);
         config.put(JacksonJsonDeserializer.VALUE_DEFAULT_TYPE, IssueResult.class.getName());

@@ -1,6 +1,7 @@
 package com.flashcoupon.worker.notify;
 
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
@@ -18,7 +19,8 @@ import org.springframework.validation.annotation.Validated;
  * @param provider where pushes go: {@code none}, {@code fcm} or {@code webhook}
  * @param concurrency consumer threads on the result topic
  * @param claimTimeout how long a claimed, unfinished push belongs to the notifier that claimed it; after that a replay
- *     takes it over (that notifier is taken to have died)
+ *     takes it over (that notifier is taken to have died). One push, retries included, ends within
+ *     {@link #pushBudget()}, one request time-out shorter; at least twice {@code requestTimeout}
  * @param requestTimeout timeout of one provider call
  */
 @Validated
@@ -31,6 +33,18 @@ public record NotifyProperties(
         @DefaultValue @Valid @NotNull Retry retry,
         @DefaultValue @Valid @NotNull Fcm fcm,
         @DefaultValue @Valid @NotNull Webhook webhook) {
+
+    /** The longest one push may take, retries and pauses included: below the claim, so it is never taken over. */
+    public Duration pushBudget() {
+        return claimTimeout.minus(requestTimeout);
+    }
+
+    @AssertTrue(message = "must be at least twice coupon.notify.request-timeout")
+    boolean isClaimTimeout() {
+        return claimTimeout == null
+                || requestTimeout == null
+                || claimTimeout.compareTo(requestTimeout.multipliedBy(2)) >= 0;
+    }
 
     public enum Provider {
         NONE,

@@ -6,8 +6,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Calls the provider until the push is delivered, dropped or rejected, pausing between retryable answers: doubling
- * back-off, or the provider's {@code Retry-After} when it is longer (capped). After the last attempt the retryable
- * answer is returned as it is; the caller hands the record back to Kafka.
+ * back-off, or the provider's {@code Retry-After} when it is longer (capped). After the last attempt, or when one more
+ * pause and call could overrun the push's time budget (every call counted at its whole request timeout), the retryable
+ * answer is returned as it is; the caller gives its claim back and hands the record back to Kafka. The budget is below
+ * the claim's time-out, so no other notifier takes the claim over while this one may still send.
  */
 class PushSender {
 
@@ -15,22 +17,41 @@ class PushSender {
 
     private final PushProvider provider;
     private final NotifyProperties.Retry retry;
+    private final Duration requestTimeout;
+    private final Duration budget;
     private final Sleeper sleeper;
 
-    PushSender(PushProvider provider, NotifyProperties.Retry retry, Sleeper sleeper) {
+    PushSender(
+            PushProvider provider,
+            NotifyProperties.Retry retry,
+            Duration requestTimeout,
+            Duration budget,
+            Sleeper sleeper) {
         this.provider = provider;
         this.retry = retry;
+        this.requestTimeout = requestTimeout;
+        this.budget = budget;
         this.sleeper = sleeper;
     }
 
     Delivery send(Push push) throws InterruptedException {
         Duration backoff = retry.initialBackoff();
+        Duration spent = Duration.ZERO;
         for (int attempt = 1; ; attempt++) {
             Delivery delivery = provider.send(push);
+            spent = spent.plus(requestTimeout);
             if (delivery.kind() != Delivery.Kind.RETRY || attempt >= retry.maxAttempts()) {
                 return delivery;
             }
             Duration pause = pause(backoff, delivery.retryAfter());
+            if (spent.plus(pause).plus(requestTimeout).compareTo(budget) > 0) {
+                log.debug(
+                        "push {} answered {}; no time left for another attempt",
+                        push.result().eventId(),
+                        delivery);
+                return delivery;
+            }
+            spent = spent.plus(pause);
             log.debug(
                     "push {} to a device answered {}; attempt {} of {} in {}",
                     push.result().eventId(),

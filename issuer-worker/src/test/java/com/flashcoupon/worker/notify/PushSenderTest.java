@@ -12,9 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Retries, {@code Retry-After} and the webhook provider against a real local HTTP server. */
@@ -31,6 +33,18 @@ class PushSenderTest {
         fake.close();
     }
 
+    /** The notifier's default settings (5 attempts, Retry-After honoured up to 60 s) but for the two times. */
+    static NotifyProperties properties(Duration claimTimeout, Duration requestTimeout) {
+        return new NotifyProperties(
+                NotifyProperties.Provider.WEBHOOK,
+                3,
+                claimTimeout,
+                requestTimeout,
+                new NotifyProperties.Retry(5, Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofSeconds(60)),
+                new NotifyProperties.Fcm(URI.create("https://fcm.googleapis.com"), null, null),
+                new NotifyProperties.Webhook(null, null));
+    }
+
     private static Push push(String token) {
         var result = new IssueResult("7:m-1", 7, "m-1", 1, IssueResult.Outcome.ISSUED, 99L, null, 1_700_000_000_000L);
         return new Push(result, new Device(token, "WEB"));
@@ -43,7 +57,7 @@ class PushSenderTest {
                 "Bearer hook-secret",
                 Duration.ofSeconds(5),
                 Clock.systemUTC());
-        return new PushSender(provider, RETRY, pauses::add);
+        return new PushSender(provider, RETRY, Duration.ofSeconds(5), Duration.ofHours(1), pauses::add);
     }
 
     @Nested
@@ -109,6 +123,60 @@ class PushSenderTest {
     }
 
     @Nested
+    class Budget {
+
+        /** The defaults: a claim of 60 s, 10 s per call. */
+        private final NotifyProperties defaults = properties(Duration.ofSeconds(60), Duration.ofSeconds(10));
+
+        @Test
+        void shouldEndWithinTheClaimWhenTheProviderKeepsAnswering429WithALongRetryAfter() throws Exception {
+            List<Integer> calls = new ArrayList<>();
+            PushProvider throttled = p -> {
+                calls.add(1);
+                return Delivery.retry(Duration.ofSeconds(60), "429");
+            };
+            var sender = new PushSender(
+                    throttled, defaults.retry(), defaults.requestTimeout(), defaults.pushBudget(), pauses::add);
+
+            assertThat(sender.send(push("slow-1")).kind()).isEqualTo(Delivery.Kind.RETRY);
+
+            // every call counted at its whole time-out: the worst this push could have taken
+            Duration worstCase = defaults.requestTimeout().multipliedBy(calls.size());
+            for (Duration pause : pauses) {
+                worstCase = worstCase.plus(pause);
+            }
+            assertThat(worstCase).isLessThanOrEqualTo(defaults.pushBudget()).isLessThan(defaults.claimTimeout());
+        }
+
+        @Test
+        void shouldStillRetryShortPausesWithinTheBudget() throws Exception {
+            List<Integer> calls = new ArrayList<>();
+            PushProvider flaky = p -> {
+                calls.add(1);
+                return calls.size() < 3 ? Delivery.retry(Duration.ofSeconds(2), "429") : Delivery.delivered();
+            };
+            var sender = new PushSender(
+                    flaky, defaults.retry(), defaults.requestTimeout(), defaults.pushBudget(), pauses::add);
+
+            assertThat(sender.send(push("slow-2")).kind()).isEqualTo(Delivery.Kind.DELIVERED);
+            assertThat(pauses).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(2));
+        }
+
+        @Test
+        void shouldSizeThePollIntervalFromTheWorstCaseOfEveryRecordItFetches() {
+            var factory = new NotifyConfig().notifyContainerFactory(new KafkaProperties(), defaults);
+            Map<String, Object> consumer = factory.getConsumerFactory().getConfigurationProperties();
+            long records = ((Number) consumer.get(ConsumerConfig.MAX_POLL_RECORDS_CONFIG)).longValue();
+            long interval =
+                    ((Number) consumer.getOrDefault(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, 300_000)).longValue();
+
+            // a record: pushes started within one budget, the last one ending within another
+            long recordWorstCase = defaults.pushBudget().multipliedBy(2).toMillis();
+            assertThat(interval).isGreaterThan(records * recordWorstCase);
+        }
+    }
+
+    @Nested
     class RetryAfter {
 
         private final Instant now = Instant.parse("2026-11-27T00:00:00Z");
@@ -124,7 +192,8 @@ class PushSenderTest {
 
         @Test
         void shouldCapAndNeverShortenTheBackOffWhenHonouringRetryAfter() {
-            var sender = new PushSender(p -> Delivery.delivered(), RETRY, pause -> {});
+            var sender = new PushSender(
+                    p -> Delivery.delivered(), RETRY, Duration.ofSeconds(5), Duration.ofHours(1), pause -> {});
 
             assertThat(sender.pause(Duration.ofMillis(100), Duration.ofSeconds(60)))
                     .isEqualTo(Duration.ofSeconds(5));
