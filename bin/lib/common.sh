@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # FC_* variables set here are read by the scripts that source this file.
 # shellcheck disable=SC2016 # bash -c '...' scripts take their values as $0, $1...: single quotes on purpose.
-# Helpers shared by bin/up, bin/down and .ci/run: messages, paths, ports, background processes, address parsing.
+# Helpers shared by bin/up, bin/down and bin/test: messages, paths, ports, background processes, address parsing.
 # Sourced, never run. Needs bash (it uses /dev/tcp, arrays and [[ ]]).
 
 FC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -44,7 +44,7 @@ fc_port_open() {
   timeout 2 bash -c 'exec 3<>"/dev/tcp/$0/$1"' "$host" "$port" >/dev/null 2>&1
 }
 
-# True for names that mean "this machine": only those do bin/up and .ci/run start services for.
+# True for names that mean "this machine": only those do bin/up and bin/test start services for.
 fc_is_local_host() {
   case $1 in
     127.0.0.1 | localhost | ::1 | '[::1]' | 0.0.0.0 | '') return 0 ;;

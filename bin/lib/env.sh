@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The one place the local defaults of flash-coupon's settings live. Sourced by bin/up, bin/down, bin/demo and .ci/run.
+# The one place the local defaults of flash-coupon's settings live. Sourced by bin/up, bin/down, bin/demo and bin/test.
 # Each variable keeps a value already set in the environment; otherwise it gets the local default. All are exported,
 # so the apps started by bin/up (and anything bin/demo runs) see the same values.
 #

@@ -1,10 +1,11 @@
 # shellcheck shell=bash
-# Redis and MariaDB/MySQL for local runs (bin/up, bin/down) and CI (.ci/run). Needs common.sh and env.sh sourced.
+# Redis and MariaDB/MySQL for local runs (bin/up, bin/down) and the tests (bin/test, which CI runs).
+# Needs common.sh and env.sh sourced.
 #
 # The rule for both: a server that answers at the configured address is used as it is (bin/up never reconfigures a
 # server it did not start). One that does not answer is started only when the address is on this machine and the
 # server is installed; then bin/up records that it started it, so that bin/down stops it and nothing else.
-# When it is not installed, the message says how to get it.
+# When it is not installed, fc_install_missing_services installs it (apt-get, as root or through sudo) or says how.
 
 FC_REDIS_CONF="$FC_ROOT/deploy/redis.conf"
 FC_MARIADB_MARKER="$FC_RUN/mariadb.started-by-up"
@@ -32,23 +33,46 @@ fc_find_program() {
 fc_mariadb_server_program() { fc_find_program mariadbd mysqld; }
 fc_mariadb_client_program() { fc_find_program mariadb mysql; }
 
-# For CI: installs redis-server and mariadb-server from the distribution's packages, only those that are missing.
+# fc_apt_install WHY PACKAGE...: installs the packages from the distribution's (apt-get update first), as root or
+# through a password-less sudo; dies with what to run by hand when that is not possible.
+fc_apt_install() {
+  local why=$1
+  shift
+  fc_have apt-get || fc_die "missing: $* ($why), and there is no apt-get to install them" \
+    "Install them with this system's package manager."
+  fc_can_be_root || fc_die "missing: $* ($why); installing needs root (or a password-less sudo)" \
+    "As root: apt-get update && apt-get install -y $*"
+  fc_info "Installing $* (apt-get) for $why"
+  fc_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  fc_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" </dev/null
+}
+
+# For bin/up and bin/test: installs redis-server and mariadb-server when one is needed and missing, i.e. when no
+# server answers at its configured address, that address is on this machine, and the server is not installed (then
+# fc_ensure_redis and fc_ensure_mariadb start it). A server that answers, here or elsewhere, needs nothing installed.
 fc_install_missing_services() {
   local missing=()
-  fc_find_program redis-server >/dev/null || missing+=(redis-server)
-  fc_mariadb_server_program >/dev/null || missing+=(mariadb-server)
-  if ((${#missing[@]} == 0)); then
-    fc_info "Redis and MariaDB/MySQL are installed"
+  fc_redis_parse
+  if ! fc_redis_up && fc_is_local_host "$FC_REDIS_HOST" && ! fc_find_program redis-server >/dev/null; then
+    missing+=(redis-server)
+  fi
+  fc_db_parse
+  if ! fc_db_up && fc_is_local_host "$FC_DB_HOST" && ! fc_mariadb_server_program >/dev/null; then
+    missing+=(mariadb-server)
+  fi
+  ((${#missing[@]} == 0)) && return 0
+  # A package's own attempt to start its service may fail where there is no init system: we start them ourselves.
+  fc_apt_install "a local Redis and database" "${missing[@]}"
+}
+
+# For bin/test: Debian's chromium and chromium-driver, which the console's browser test (pipeline-tests,
+# OperatorViewTest) drives at /usr/bin/chromium and /usr/bin/chromedriver; only when one is missing.
+fc_install_missing_browser() {
+  if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]]; then
+    fc_info "Chromium and its driver are installed"
     return 0
   fi
-  fc_have apt-get || fc_die "missing: ${missing[*]}, and there is no apt-get to install them" \
-    "Install them with this system's package manager."
-  fc_can_be_root || fc_die "missing: ${missing[*]}; installing needs root (or a password-less sudo)" \
-    "As root: apt-get update && apt-get install -y ${missing[*]}"
-  fc_info "Installing ${missing[*]} (apt-get)"
-  fc_as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q
-  # A package's own attempt to start its service may fail where there is no init system: we start them ourselves.
-  fc_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" </dev/null
+  fc_apt_install "the console's browser test" chromium chromium-driver
 }
 
 # ---------------------------------------------------------------------------------------------------------------- Redis
@@ -82,7 +106,7 @@ fc_ensure_redis() {
   local where="$FC_REDIS_HOST:$FC_REDIS_PORT"
   if fc_redis_up; then
     if fc_pid_of "$FC_RUN/redis.pid" redis-server >/dev/null; then
-      fc_info "Redis at $where: running (started by bin/up or .ci/run, data in .run/redis)"
+      fc_info "Redis at $where: running (started by bin/up or bin/test, data in .run/redis)"
     else
       fc_info "Redis at $where: running, using it"
     fi
@@ -153,7 +177,7 @@ fc_ensure_mariadb() {
   local where="$FC_DB_HOST:$FC_DB_PORT"
   if fc_db_up; then
     if [[ -e $FC_MARIADB_MARKER ]]; then
-      fc_info "MariaDB/MySQL at $where: running (started by bin/up or .ci/run)"
+      fc_info "MariaDB/MySQL at $where: running (started by bin/up or bin/test)"
     else
       fc_info "MariaDB/MySQL at $where: running, using it"
     fi

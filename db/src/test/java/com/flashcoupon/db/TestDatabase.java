@@ -73,7 +73,7 @@ public final class TestDatabase implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "cannot reach the test database server at " + SERVER + " as " + USER
-                            + " (run bin/up or .ci/run once: they create that user): " + e.getMessage(),
+                            + " (run bin/up or bin/test once: they create that user): " + e.getMessage(),
                     e);
         }
     }

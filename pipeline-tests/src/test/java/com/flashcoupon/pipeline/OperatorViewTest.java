@@ -71,7 +71,7 @@ class OperatorViewTest {
     @Test
     void shouldLetAnOperatorCreateWatchSlowDownAndCloseAnEventInTheConsole() throws Exception {
         assertThat(CHROMIUM)
-                .as("Debian's chromium (apt-get install chromium chromium-driver; .ci/run does)")
+                .as("Debian's chromium (apt-get install chromium chromium-driver; bin/test does)")
                 .exists();
         assertThat(CHROMEDRIVER).as("Debian's chromium-driver").exists();
         WebDriver browser = chromium();

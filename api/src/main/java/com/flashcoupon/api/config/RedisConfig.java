@@ -24,12 +24,19 @@ class RedisConfig {
      * a 503 in microseconds. Lettuce keeps reconnecting in the background. These options replace Spring Boot's, so
      * they carry the command time-out ({@code spring.data.redis.timeout}) themselves: without {@link TimeoutOptions}
      * a reactive command whose reply never comes would hang its request forever.
+     *
+     * <p>Replies are handed to the caller on Lettuce's computation threads ({@code publishOnScheduler}), not on the
+     * connection's I/O thread. Otherwise the rest of each request (the handler, the next script, the JSON answer) runs
+     * on the one I/O thread of the shared connection, and the replies of other requests wait unread behind it: on a
+     * cold JVM (interpreted code, the JIT busy) a crowd's first seconds made them wait past the command time-out, and
+     * the first requests of {@code bin/demo} got 503 although Redis had answered in a millisecond.
      */
     @Bean
     LettuceClientConfigurationBuilderCustomizer failFastWhileDisconnected(DataRedisProperties redis) {
         Duration connectTimeout = redis.getConnectTimeout() != null ? redis.getConnectTimeout() : Duration.ofSeconds(2);
         return builder -> builder.clientOptions(ClientOptions.builder()
                 .autoReconnect(true)
+                .publishOnScheduler(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                 .timeoutOptions(TimeoutOptions.enabled())
                 .socketOptions(

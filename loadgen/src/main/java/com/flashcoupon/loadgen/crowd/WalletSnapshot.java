@@ -29,7 +29,7 @@ record WalletSnapshot(
         Properties properties = new Properties();
         properties.setProperty("user", user);
         properties.setProperty("password", password);
-        // as the apps connect (api.yml): times in UTC, no TLS to the local server
+        // as the apps connect in the local profile (api.yml, api-local.yml): times in UTC, no TLS to the local server
         properties.setProperty("connectionTimeZone", "UTC");
         properties.setProperty("forceConnectionTimeZoneToSession", "true");
         properties.setProperty("allowPublicKeyRetrieval", "true");

@@ -1,0 +1,285 @@
+package com.flashcoupon.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.convert.DurationStyle;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * Docker cannot run where the tests run, so {@code docker-compose.yml} and {@code deploy/Dockerfile} are checked by
+ * reading them: the api never restart-loops on the public local secret, {@code docker compose stop} leaves each app
+ * its graceful shutdown, every app waits for healthy backing services and reports its own health, and the image is
+ * built from the Spring Boot jar's layers.
+ */
+class DeploymentFilesTest {
+
+    /** Spring Boot's default of {@code spring.lifecycle.timeout-per-shutdown-phase}. */
+    private static final Duration SPRING_DEFAULT_SHUTDOWN_PHASE = Duration.ofSeconds(30);
+
+    private static final String LOCAL_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
+
+    /** Compose's "required" interpolation with a message: {@code ${NAME:?message}} (or {@code ?} without colon). */
+    private static final Pattern REQUIRED_SECRET = Pattern.compile("\\$\\{COUPON_JWT_SECRET:?\\?[^}]*\\S[^}]*}");
+
+    private static final Path ROOT = repositoryRoot();
+
+    @Test
+    void theApiGetsARequiredSecretOrIsToldItRunsTheLocalProfile() throws IOException {
+        Map<String, Object> api = service("api");
+        Map<String, String> environment = environment(api);
+        String secret = environment.getOrDefault("COUPON_JWT_SECRET", "");
+        boolean localProfile = List.of(
+                        environment.getOrDefault("SPRING_PROFILES_ACTIVE", "").split(","))
+                .stream()
+                .map(String::trim)
+                .anyMatch("local"::equals);
+
+        // The api refuses the public local secret outside the local profile: given that secret without the profile,
+        // it exits at start-up and compose restarts it for ever.
+        assertThat(REQUIRED_SECRET.matcher(secret).matches() || localProfile)
+                .as(
+                        "the api's COUPON_JWT_SECRET (%s) must be required with a message (${COUPON_JWT_SECRET:?...}),"
+                                + " or SPRING_PROFILES_ACTIVE must include local",
+                        secret)
+                .isTrue();
+        if (!localProfile) {
+            assertThat(secret)
+                    .as("the public local secret outside the local profile")
+                    .doesNotContain(LOCAL_SECRET);
+        }
+    }
+
+    @Test
+    void everyAppHasMoreTimeToStopThanItsGracefulShutdownTakes() throws IOException {
+        Map<String, Map<String, Object>> apps = appServices();
+        assertThat(apps).as("services built from this repository").containsKeys("api", "worker");
+        apps.forEach((name, service) -> {
+            String module = module(service);
+            Duration shutdown = shutdownPhaseTimeout(module);
+            Object grace = service.get("stop_grace_period");
+            assertThat(grace)
+                    .as("stop_grace_period of %s (docker's default of 10 s kills it mid-shutdown)", name)
+                    .isNotNull();
+            assertThat(DurationStyle.detectAndParse(grace.toString()))
+                    .as(
+                            "stop_grace_period of %s against the %s module's timeout-per-shutdown-phase (%s)",
+                            name, module, shutdown)
+                    .isGreaterThan(shutdown);
+        });
+    }
+
+    @Test
+    void everyAppReportsItsHealthAndWaitsForHealthyBackingServices() throws IOException {
+        Map<String, Object> services = services();
+        appServices().forEach((name, service) -> {
+            assertThat(healthcheckTest(service)).as("healthcheck of %s", name).isNotEmpty();
+            assertThat(service.get("depends_on")).as("depends_on of %s", name).isInstanceOf(Map.class);
+            Map<?, ?> dependsOn = (Map<?, ?>) service.get("depends_on");
+            assertThat(dependsOn.keySet().stream().map(Object::toString).toList())
+                    .as("what %s waits for", name)
+                    .contains("redis", "mysql", "kafka");
+            dependsOn.forEach((dependency, how) -> {
+                assertThat(how)
+                        .as("%s waits for %s", name, dependency)
+                        .isEqualTo(Map.of("condition", "service_healthy"));
+                @SuppressWarnings("unchecked")
+                Map<String, Object> other = (Map<String, Object>) services.get(dependency);
+                assertThat(other).as("service %s", dependency).isNotNull();
+                assertThat(healthcheckTest(other))
+                        .as("healthcheck of %s, which %s waits for", dependency, name)
+                        .isNotEmpty();
+            });
+        });
+    }
+
+    @Test
+    void theImageIsBuiltFromTheJarsLayers() throws IOException {
+        List<String> instructions = dockerInstructions(ROOT.resolve("deploy/Dockerfile"));
+
+        assertThat(instructions)
+                .as("the jar extracted into its layers with Spring Boot's tools jar mode")
+                .anyMatch(line -> line.startsWith("RUN ")
+                        && line.contains("-Djarmode=tools")
+                        && line.contains(" extract ")
+                        && line.contains("--layers")
+                        && line.contains("--launcher"));
+
+        // One COPY per layer, in Spring Boot's order (least often changed first), each from the extracted tree.
+        List<String> layers = List.of("dependencies", "spring-boot-loader", "snapshot-dependencies", "application");
+        List<String> copied = new ArrayList<>();
+        for (String line : instructions) {
+            if (line.startsWith("COPY ") && line.contains("--from=")) {
+                for (String layer : layers) {
+                    if (Pattern.compile("/" + Pattern.quote(layer) + "/?\\s")
+                            .matcher(line)
+                            .find()) {
+                        copied.add(layer);
+                    }
+                }
+            }
+        }
+        assertThat(copied)
+                .as("the layers copied into the final image, in order")
+                .isEqualTo(layers);
+
+        String entrypoint = instructions.stream()
+                .filter(line -> line.startsWith("ENTRYPOINT "))
+                .reduce((first, second) -> second)
+                .orElse("");
+        assertThat(entrypoint)
+                .as("the last ENTRYPOINT starts the extracted launcher, not a fat jar")
+                .contains("org.springframework.boot.loader.launch.JarLauncher")
+                .doesNotContain("-jar");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    private static Path repositoryRoot() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("docker-compose.yml")) && Files.isRegularFile(dir.resolve("mvnw"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException(
+                "no docker-compose.yml above " + Path.of("").toAbsolutePath());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> services() throws IOException {
+        try (Reader reader = Files.newBufferedReader(ROOT.resolve("docker-compose.yml"))) {
+            Map<String, Object> compose = new Yaml().load(reader);
+            return (Map<String, Object>) compose.get("services");
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> service(String name) throws IOException {
+        Map<String, Object> service = (Map<String, Object>) services().get(name);
+        assertThat(service).as("service %s in docker-compose.yml", name).isNotNull();
+        return service;
+    }
+
+    /** The services compose builds from this repository (with deploy/Dockerfile and a MODULE build argument). */
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> appServices() throws IOException {
+        Map<String, Map<String, Object>> apps = new LinkedHashMap<>();
+        services().forEach((name, value) -> {
+            Map<String, Object> service = (Map<String, Object>) value;
+            if (service.get("build") != null) {
+                apps.put(name, service);
+            }
+        });
+        return apps;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String module(Map<String, Object> service) {
+        Map<String, Object> build = (Map<String, Object>) service.get("build");
+        Map<String, Object> args = (Map<String, Object>) build.get("args");
+        assertThat(args).as("build args of %s", service).containsKey("MODULE");
+        return args.get("MODULE").toString();
+    }
+
+    /** environment as a map, whether compose has it as a map or as a list of NAME=value. */
+    private static Map<String, String> environment(Map<String, Object> service) {
+        Map<String, String> environment = new LinkedHashMap<>();
+        Object value = service.get("environment");
+        if (value instanceof Map<?, ?> map) {
+            map.forEach((k, v) -> environment.put(k.toString(), v == null ? "" : v.toString()));
+        } else if (value instanceof List<?> list) {
+            for (Object item : list) {
+                String entry = item.toString();
+                int eq = entry.indexOf('=');
+                environment.put(eq < 0 ? entry : entry.substring(0, eq), eq < 0 ? "" : entry.substring(eq + 1));
+            }
+        }
+        return environment;
+    }
+
+    private static String healthcheckTest(Map<String, Object> service) {
+        if (!(service.get("healthcheck") instanceof Map<?, ?> healthcheck)
+                || Boolean.TRUE.equals(healthcheck.get("disable"))) {
+            return "";
+        }
+        Object test = healthcheck.get("test");
+        return test == null ? "" : test.toString();
+    }
+
+    /**
+     * The longest {@code spring.lifecycle.timeout-per-shutdown-phase} in the module's own configuration files
+     * ({@code src/main/resources/*.yml}, every profile), or Spring Boot's default when none sets it.
+     */
+    private static Duration shutdownPhaseTimeout(String module) {
+        Path resources = ROOT.resolve(module).resolve("src/main/resources");
+        assertThat(resources).as("resources of module %s", module).isDirectory();
+        Duration longest = null;
+        try (Stream<Path> files = Files.list(resources)) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".yml")).toList()) {
+                try (Reader reader = Files.newBufferedReader(file)) {
+                    for (Object document : new Yaml().loadAll(reader)) {
+                        Object value = at(document, "spring", "lifecycle", "timeout-per-shutdown-phase");
+                        if (value != null) {
+                            Duration timeout = DurationStyle.detectAndParse(value.toString());
+                            longest = longest == null || timeout.compareTo(longest) > 0 ? timeout : longest;
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        return longest == null ? SPRING_DEFAULT_SHUTDOWN_PHASE : longest;
+    }
+
+    /** A value in nested YAML maps, by path; also finds keys written in dotted form ("spring.lifecycle: ..."). */
+    private static Object at(Object node, String... path) {
+        if (path.length == 0) {
+            return node;
+        }
+        if (!(node instanceof Map<?, ?> map)) {
+            return null;
+        }
+        for (int i = path.length; i >= 1; i--) {
+            String key = String.join(".", java.util.Arrays.copyOfRange(path, 0, i));
+            if (map.containsKey(key)) {
+                Object found = at(map.get(key), java.util.Arrays.copyOfRange(path, i, path.length));
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The Dockerfile's instructions, one per entry: continuation lines joined, comments and blank lines dropped. */
+    private static List<String> dockerInstructions(Path dockerfile) throws IOException {
+        List<String> instructions = new ArrayList<>();
+        StringBuilder current = new StringBuilder();
+        for (String line : Files.readAllLines(dockerfile)) {
+            String trimmed = line.strip();
+            if (trimmed.startsWith("#") || (trimmed.isEmpty() && current.isEmpty())) {
+                continue;
+            }
+            if (trimmed.endsWith("\\")) {
+                current.append(trimmed, 0, trimmed.length() - 1).append(' ');
+                continue;
+            }
+            current.append(trimmed);
+            instructions.add(current.toString().replaceAll("\\s+", " ").strip() + " ");
+            current.setLength(0);
+        }
+        return instructions;
+    }
+}
