@@ -2,6 +2,7 @@ package com.flashcoupon.bench;
 
 import com.flashcoupon.loadgen.Flags;
 import com.flashcoupon.loadgen.UsageException;
+import com.flashcoupon.loadgen.crowd.CouponAdmin;
 import com.flashcoupon.loadgen.crowd.CrowdPlan;
 import com.flashcoupon.loadgen.engine.HttpCall;
 import com.flashcoupon.loadgen.engine.LoadResult;
@@ -33,7 +34,7 @@ import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
 import reactor.util.Loggers;
-import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code bin/bench}: runs the phases of issue 4 against the local stack and writes {@code report.md} and PNG charts.
@@ -54,7 +55,7 @@ public final class BenchMain {
     private final long startNanos = System.nanoTime();
     private final String runId = Long.toString(ThreadLocalRandom.current().nextLong(60_466_176L, 2_176_782_336L), 36);
     private String[] tokens;
-    private AdminClient admin;
+    private CouponAdmin admin;
     private MemorySampler memory;
 
     BenchMain(BenchSettings settings, PrintStream log) {
@@ -153,7 +154,7 @@ public final class BenchMain {
 
         try (LoadRunner control = new LoadRunner(s.api(), 4, s.timeout());
                 RawRedis redis = new RawRedis(s.redisUrl(), s.script())) {
-            admin = new AdminClient(control, operator);
+            admin = new CouponAdmin(control, JsonMapper.builder().build(), operator);
             r.setting("redis", s.redisUrl() + ", " + redis.persistence());
             String load = loadAverage();
             r.setting("load average at the start (1, 5, 15 min)", load);
@@ -162,7 +163,7 @@ public final class BenchMain {
                 r.notes.add("the machine was busy when the run started (load average " + load + " on "
                         + Runtime.getRuntime().availableProcessors() + " cores): the figures are noise");
             }
-            if (admin.probe("/actuator/health") != 200) {
+            if (probe(control, "/actuator/health") != 200) {
                 log.println("bench: the api is not UP at " + s.api() + "/actuator/health (bin/up starts it)");
                 return 3;
             }
@@ -247,7 +248,7 @@ public final class BenchMain {
             server.disposeNow(Duration.ofSeconds(5));
         }
         String liveness =
-                admin.probe("/actuator/health/liveness") == 200 ? "/actuator/health/liveness" : "/actuator/health";
+                probe(control, "/actuator/health/liveness") == 200 ? "/actuator/health/liveness" : "/actuator/health";
         try (LoadRunner http = new LoadRunner(s.api(), s.concurrency(), s.timeout())) {
             r.loadgenLiveness = Measured.of(
                     "client vs api " + liveness.substring("/actuator/".length()),
@@ -448,9 +449,9 @@ public final class BenchMain {
         long lastDone = -1;
         long lastMove = System.nanoTime();
         while (System.nanoTime() < deadline) {
-            JsonNode stats = admin.stats(coupon);
-            long issued = stats.path("issued").asLong(0);
-            long failed = stats.path("failed").asLong(0);
+            CouponAdmin.CouponStats stats = admin.stats(coupon);
+            long issued = stats.issued();
+            long failed = stats.failed();
             progress.add(new Results.Sample((System.currentTimeMillis() - t0) / 1000.0, issued));
             if (issued + failed >= queued) {
                 break;
@@ -591,6 +592,17 @@ public final class BenchMain {
             readers[i] = pool[i % distinct];
         }
         return readers;
+    }
+
+    /** One GET without a token; the answer's status, or -1 when nothing answered. */
+    private static int probe(LoadRunner http, String path) {
+        try {
+            return http.send(HttpCall.get(path, null))
+                    .block(Duration.ofSeconds(5))
+                    .status();
+        } catch (RuntimeException e) {
+            return -1;
+        }
     }
 
     private String member(int i) {
