@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -87,6 +88,18 @@ final class RawRedis implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** {@link #run} on a scratch coupon of {@code stock} made for it, deleted after. */
+    Measured runOnScratch(String label, long stock, int concurrency, int total, IntFunction<String> members)
+            throws InterruptedException {
+        long scratch = 8_000_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
+        scratchCoupon(scratch, stock);
+        try {
+            return run(label, scratch, concurrency, total, members);
+        } finally {
+            delete(scratch);
+        }
     }
 
     /** Runs the script {@code total} times for {@code members.apply(i)}, at most {@code concurrency} in flight. */

@@ -48,7 +48,7 @@ class PartsTest {
     }
 
     @Test
-    void heapIsTheSumOfTheHeapPoolsInThePrometheusText() {
+    void heapIsTheSumOfTheHeapPoolsAndCpuTimeUserPlusSystemTicks() throws Exception {
         String text = """
                 # HELP jvm_memory_used_bytes The amount of used memory
                 # TYPE jvm_memory_used_bytes gauge
@@ -60,6 +60,12 @@ class PartsTest {
         assertThat(MemorySampler.heapUsed(text)).isEqualTo(31_457_280L);
         assertThat(MemorySampler.heapUsed("nothing here")).isEqualTo(-1);
         assertThat(MemorySampler.kilobytes("VmHWM:\t  524288 kB")).isEqualTo(512L * 1024 * 1024);
+        // CPU time: fields 14 (utime) and 15 (stime) of /proc/<pid>/stat, after a name holding spaces and a ')'
+        String stat = "4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 566 0 0 20 0 40 0 99 1 2";
+        assertThat(MemorySampler.cpuSeconds(stat)).isEqualTo(18.0);
+
+        double mine = MemorySampler.cpuSeconds(Files.readString(Path.of("/proc/self/stat")));
+        assertThat(mine).isGreaterThan(0).isLessThan(24 * 3600);
     }
 
     @Test
@@ -99,6 +105,18 @@ class PartsTest {
             assertThat(png.length).isGreaterThan(1000);
             assertThat(png[1]).isEqualTo((byte) 'P'); // \x89PNG
         }
+    }
+
+    @Test
+    void theChosenPhasesRunInTheirFixedOrder() {
+        BenchSettings s = BenchSettings.from(
+                true,
+                com.flashcoupon.loadgen.Flags.parse(
+                        List.of("--phases", "issuance,hold,crowd"), BenchSettings.OPTIONS, Map.of()),
+                Map.of(),
+                Path.of("/repo"));
+        assertThat(BenchMain.PHASES.stream().filter(step -> step.wanted(s)).map(BenchMain.Step::name))
+                .containsExactly("crowd", "hold", "growth and issuance");
     }
 
     @Test
