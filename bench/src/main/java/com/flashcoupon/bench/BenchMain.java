@@ -146,8 +146,8 @@ public final class BenchMain {
                         cpu < 0 ? "not sampled" : String.format(Locale.ROOT, "%.1f s", cpu));
             }
         } catch (IOException | RuntimeException e) {
-            r.notes.add("the run stopped early: " + BenchRun.describe(e));
-            log.println("bench: the run stopped early: " + BenchRun.describe(e));
+            r.notes.add("the run stopped early: " + LoadRunner.describe(e));
+            log.println("bench: the run stopped early: " + LoadRunner.describe(e));
         }
         return write();
     }
@@ -159,8 +159,8 @@ public final class BenchMain {
             Thread.currentThread().interrupt();
             b.r.notes.add(phase.name() + ": interrupted");
         } catch (Exception | Error e) {
-            b.r.notes.add(phase.name() + " failed: " + BenchRun.describe(e));
-            log.println("bench: " + phase.name() + " failed: " + BenchRun.describe(e));
+            b.r.notes.add(phase.name() + " failed: " + LoadRunner.describe(e));
+            log.println("bench: " + phase.name() + " failed: " + LoadRunner.describe(e));
         }
     }
 
@@ -174,66 +174,67 @@ public final class BenchMain {
             try {
                 charts = Charts.write(r, s.out());
             } catch (IOException | RuntimeException | Error e) {
-                r.notes.add("charts not drawn: " + BenchRun.describe(e));
+                r.notes.add("charts not drawn: " + LoadRunner.describe(e));
             }
             Path report = s.out().resolve("report.md");
             Files.writeString(report, Report.markdown(r, charts), StandardCharsets.UTF_8);
             b.info("report: " + report);
             return 0;
         } catch (IOException e) {
-            log.println("bench: cannot write the report: " + BenchRun.describe(e));
+            log.println("bench: cannot write the report: " + LoadRunner.describe(e));
             return 1;
         }
     }
 
     private void describe(Map<String, String> env, Map<String, String> apiEnv, Map<String, String> workerEnv) {
-        b.r.setting("mode", s.quick() ? "quick (bin/bench --quick): smaller sizes, figures indicative only" : "full");
-        b.r.setting("commit", env.getOrDefault("BENCH_COMMIT", "unknown"));
-        b.r.setting(
+        Results r = b.r;
+        r.setting("mode", s.quick() ? "quick (bin/bench --quick): smaller sizes, figures indicative only" : "full");
+        r.setting("commit", env.getOrDefault("BENCH_COMMIT", "unknown"));
+        r.setting(
                 "machine",
                 Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version")
                         + " (this client)");
-        b.r.setting("api", s.api() + (apiEnv == null ? " (its environment could not be read)" : ""));
+        r.setting("api", s.api() + (apiEnv == null ? " (its environment could not be read)" : ""));
         for (String key : List.of(
                 "COUPON_RATELIMIT_ADDRESS_PER_SECOND",
                 "COUPON_RATELIMIT_MEMBER_PER_SECOND",
                 "COUPON_DRAIN_MAX_BATCH")) {
             if (apiEnv != null) {
-                b.r.setting("api " + key, apiEnv.getOrDefault(key, "not set"));
+                r.setting("api " + key, apiEnv.getOrDefault(key, "not set"));
             }
         }
         if (workerEnv != null) {
-            b.r.setting(
+            r.setting(
                     "worker COUPON_WORKER_MAX_WRITES_PER_SECOND",
                     workerEnv.getOrDefault("COUPON_WORKER_MAX_WRITES_PER_SECOND", "not set (worker default)"));
         }
-        b.r.setting("phases", String.join(", ", s.phases()));
-        b.r.setting(
+        r.setting("phases", String.join(", ", s.phases()));
+        r.setting(
                 "warm-up", s.warmup().toSeconds() + " s closed loop at " + s.saturationConcurrency() + " connections");
-        b.r.setting(
+        r.setting(
                 "crowd",
                 Fmt.count(s.members()) + " members, " + Math.round(s.twice() * 100) + "% asking twice, "
                         + Fmt.count(s.crowdStock()) + " coupons, " + s.concurrency() + " connections");
-        b.r.setting("admission runs' issue rate", s.admissionIssueRate() + "/s (1: drain paused, admission alone)");
-        b.r.setting(
+        r.setting("admission runs' issue rate", s.admissionIssueRate() + "/s (1: drain paused, admission alone)");
+        r.setting(
                 "saturation",
                 Fmt.count(s.saturationRequests()) + " requests at " + s.saturationConcurrency() + " connections");
-        b.r.setting(
+        r.setting(
                 "open model",
                 Fmt.count(s.openRate()) + "/s for " + s.openDuration().toSeconds() + " s, up to " + s.openConnections()
                         + " connections");
-        b.r.setting(
+        r.setting(
                 "hold",
                 s.holdConnections() + " connections for " + s.holdDuration().toSeconds() + " s");
-        b.r.setting(
+        r.setting(
                 "growth",
                 "queued " + s.growthSizes() + ", " + Fmt.count(s.growthProbes()) + " admissions and "
                         + Fmt.count(s.statusReads()) + " status reads at " + s.growthConcurrency()
                         + " connections each");
-        b.r.setting(
+        r.setting(
                 "issuance",
                 "at least " + Fmt.count(s.issueCoupons()) + " coupons, raw inserts in batches of " + s.insertBatch());
-        b.r.setting("seed", s.seed());
+        r.setting("seed", s.seed());
     }
 
     private long pid(String app) {

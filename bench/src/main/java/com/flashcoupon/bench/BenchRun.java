@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
 import java.util.function.IntFunction;
 
 /** What the phases of one run share: the settings, the results, the minted tokens, the operator and the samplers. */
@@ -40,21 +41,16 @@ final class BenchRun {
         this.minter = new JwtMinter(settings.jwtSecret(), Clock.systemUTC(), Duration.ofHours(6));
     }
 
-    /** What a phase measures on a coupon's issue path. */
-    interface OnCoupon<T> {
-        T measure(String issuePath) throws Exception;
-    }
-
     /** A coupon of the run, open from now; its id. */
     long coupon(String label, long stock, int issueRatePerSecond) {
         return admin.create("bench " + runId + " " + label, stock, issueRatePerSecond);
     }
 
     /** Measures on a new coupon of the run (at the admission runs' rate), closed after. */
-    <T> T onCoupon(String label, long stock, OnCoupon<T> body) throws Exception {
+    <T> T onCoupon(String label, long stock, Function<String, T> measureOnIssuePath) {
         long coupon = coupon(label, stock, s.admissionIssueRate());
         try {
-            return body.measure(issuePath(coupon));
+            return measureOnIssuePath.apply(issuePath(coupon));
         } finally {
             closeQuietly(coupon);
         }
@@ -82,7 +78,7 @@ final class BenchRun {
         try {
             admin.close(coupon);
         } catch (RuntimeException e) {
-            r.notes.add("could not close coupon " + coupon + ": " + describe(e));
+            r.notes.add("could not close coupon " + coupon + ": " + LoadRunner.describe(e));
         }
     }
 
@@ -147,12 +143,5 @@ final class BenchRun {
                 Fmt.ms(m.millis(99)),
                 Fmt.ms(m.millis(99.9)),
                 Report.outcomes(m.outcomes()));
-    }
-
-    static String describe(Throwable e) {
-        String name = e.getClass().getSimpleName();
-        return e.getMessage() == null
-                ? name
-                : name + ": " + e.getMessage().lines().findFirst().orElse("");
     }
 }

@@ -2,6 +2,7 @@ package com.flashcoupon.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.loadgen.Flags;
 import com.flashcoupon.loadgen.crowd.CrowdPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -109,19 +110,15 @@ class PartsTest {
 
     @Test
     void theChosenPhasesRunInTheirFixedOrder() {
-        BenchSettings s = BenchSettings.from(
-                true,
-                com.flashcoupon.loadgen.Flags.parse(
-                        List.of("--phases", "issuance,hold,crowd"), BenchSettings.OPTIONS, Map.of()),
-                Map.of(),
-                Path.of("/repo"));
+        Flags flags = Flags.parse(List.of("--phases", "issuance,hold,crowd"), BenchSettings.OPTIONS, Map.of());
+        BenchSettings s = BenchSettings.from(true, flags, Map.of(), Path.of("/repo"));
         assertThat(BenchMain.PHASES.stream().filter(step -> step.wanted(s)).map(BenchMain.Step::name))
                 .containsExactly("crowd", "hold", "growth and issuance");
     }
 
     @Test
     void theQuickRunIsSmallAndEverySizeIsAFlag() {
-        com.flashcoupon.loadgen.Flags quick = com.flashcoupon.loadgen.Flags.parse(
+        Flags quick = Flags.parse(
                 List.of("--members", "1000", "--growth-sizes", "100000,1000"), BenchSettings.OPTIONS, Map.of());
         BenchSettings s = BenchSettings.from(true, quick, Map.of(), Path.of("/repo"));
         assertThat(s.members()).isEqualTo(1000);
@@ -132,10 +129,7 @@ class PartsTest {
         assertThat(s.script()).isEqualTo(Path.of("/repo/api/src/main/resources/scripts/admit.lua"));
 
         BenchSettings full = BenchSettings.from(
-                false,
-                com.flashcoupon.loadgen.Flags.parse(List.of(), BenchSettings.OPTIONS, Map.of()),
-                Map.of(),
-                Path.of("/repo"));
+                false, Flags.parse(List.of(), BenchSettings.OPTIONS, Map.of()), Map.of(), Path.of("/repo"));
         assertThat(full.members()).isEqualTo(200_000);
         assertThat(full.concurrency()).isEqualTo(1000);
         assertThat(full.saturationConcurrency()).isEqualTo(256);
