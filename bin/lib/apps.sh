@@ -146,7 +146,28 @@ fc_stop_app() {
   fc_stop_pid "$1" "$FC_APP_PID" "$(basename "$FC_APP_JAR")" 45
 }
 
-# Prints a token for SUBJECT with ROLES (bin/lib/MintToken.java, HS256 with COUPON_JWT_SECRET, 12 hours).
+# The loadgen jar: bin/demo's flash-crowd client, whose `mint-token` command mints bin/up's tokens.
+fc_loadgen_jar() { printf '%s/loadgen/target/loadgen-%s.jar\n' "$FC_ROOT" "$(fc_project_version)"; }
+
+# Builds the loadgen jar when it is missing, or (unless $1 is 0, as with --no-build) older than its sources.
+fc_ensure_loadgen() {
+  local build=${1:-1} jar
+  jar=$(fc_loadgen_jar)
+  if [[ -f $jar && -d $FC_ROOT/loadgen/target/lib ]]; then
+    ((build)) || return 0
+    [[ -z $(find "$FC_ROOT/pom.xml" "$FC_ROOT/loadgen/pom.xml" "$FC_ROOT/loadgen/src/main" -type f -newer "$jar" \
+      -print -quit 2>/dev/null) ]] && return 0
+  fi
+  fc_info "loadgen: building (it mints the tokens; log .run/logs/loadgen-build.log)"
+  mkdir -p "$FC_LOGS"
+  if ! (cd "$FC_ROOT" && ./mvnw -q -B -DskipTests -Dspotless.check.skip=true package -pl loadgen -am) \
+    >"$FC_LOGS/loadgen-build.log" 2>&1; then
+    fc_tail "$FC_LOGS/loadgen-build.log" 60
+    fc_die "building loadgen failed (log: .run/logs/loadgen-build.log)"
+  fi
+}
+
+# Prints a token for SUBJECT with ROLES (loadgen's mint-token: HS256 with COUPON_JWT_SECRET, 12 hours).
 fc_mint_token() {
-  "$JAVA_HOME/bin/java" "$FC_ROOT/bin/lib/MintToken.java" "$@"
+  "$JAVA_HOME/bin/java" -jar "$(fc_loadgen_jar)" mint-token "$@"
 }

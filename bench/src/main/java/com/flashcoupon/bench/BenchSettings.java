@@ -4,6 +4,9 @@ import com.flashcoupon.loadgen.Flags;
 import com.flashcoupon.loadgen.UsageException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -127,7 +130,11 @@ record BenchSettings(
                 Path.of(f.string(
                         "script",
                         root.resolve("api/src/main/resources/scripts/admit.lua").toString())),
-                f.find("out").map(Path::of).orElse(null),
+                f.find("out")
+                        .map(Path::of)
+                        .orElseGet(() -> root.resolve("bench-results")
+                                .resolve(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
+                                        .format(LocalDateTime.now(ZoneOffset.UTC)))),
                 Path.of(f.string("run-dir", root.resolve(".run").toString())),
                 phases,
                 f.duration("warmup", Duration.ofSeconds(quick ? 20 : 120)),

@@ -120,7 +120,10 @@ final class Charts {
             files.add(save(issuance, dir, "issuance"));
         }
         if (!r.memorySeries.isEmpty()) {
-            XYChart memory = xy("Memory of the apps (sampled every second)", "seconds since the run started", "MiB");
+            XYChart memory = xy(
+                    "Memory of the apps (RSS sampled every second, heap every " + MemorySampler.HEAP_EVERY + " s)",
+                    "seconds since the run started",
+                    "MiB");
             r.memorySeries.forEach((name, samples) -> {
                 if (samples.size() >= 2) {
                     XYSeries series = memory.addSeries(

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
@@ -47,22 +48,6 @@ final class RawRedis implements AutoCloseable {
         };
     }
 
-    /** A coupon that exists only in Redis, open since the epoch, never closed: the raw runs' target. */
-    void scratchCoupon(long couponId, long total) {
-        delete(couponId);
-        connection
-                .sync()
-                .hset(
-                        CouponKeys.meta(couponId),
-                        java.util.Map.of(
-                                "total", Long.toString(total),
-                                "openAt", "0",
-                                "closeAt", "0",
-                                "closed", "0",
-                                "rate", "1000",
-                                "base", "0"));
-    }
-
     void delete(long couponId) {
         String[] k = keys(couponId);
         connection.sync().del(k[0], k[1], k[2], k[3], k[4], CouponKeys.cursor(couponId), CouponKeys.result(couponId));
@@ -87,6 +72,29 @@ final class RawRedis implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** {@link #run} on a coupon of {@code stock} that exists only in Redis, open since the epoch, deleted after. */
+    Measured runOnScratch(String label, long stock, int concurrency, int total, IntFunction<String> members)
+            throws InterruptedException {
+        long scratch = 8_000_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
+        delete(scratch);
+        connection
+                .sync()
+                .hset(
+                        CouponKeys.meta(scratch),
+                        java.util.Map.of(
+                                "total", Long.toString(stock),
+                                "openAt", "0",
+                                "closeAt", "0",
+                                "closed", "0",
+                                "rate", "1000",
+                                "base", "0"));
+        try {
+            return run(label, scratch, concurrency, total, members);
+        } finally {
+            delete(scratch);
+        }
     }
 
     /** Runs the script {@code total} times for {@code members.apply(i)}, at most {@code concurrency} in flight. */

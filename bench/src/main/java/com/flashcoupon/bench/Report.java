@@ -310,7 +310,12 @@ final class Report {
             return;
         }
         table(
-                List.of("app", "phase", "peak heap used (sampled 1/s)", "peak RSS (sampled)", "VmHWM (process life)"),
+                List.of(
+                        "app",
+                        "phase",
+                        "peak heap used (sampled every " + MemorySampler.HEAP_EVERY + " s)",
+                        "peak RSS (sampled)",
+                        "VmHWM (process life)"),
                 r.memory.stream()
                         .map(p -> List.of(
                                 p.app(),

@@ -2,6 +2,7 @@ package com.flashcoupon.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.loadgen.Flags;
 import com.flashcoupon.loadgen.crowd.CrowdPlan;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,7 +49,7 @@ class PartsTest {
     }
 
     @Test
-    void heapIsTheSumOfTheHeapPoolsInThePrometheusText() {
+    void heapIsTheSumOfTheHeapPoolsAndCpuTimeUserPlusSystemTicks() throws Exception {
         String text = """
                 # HELP jvm_memory_used_bytes The amount of used memory
                 # TYPE jvm_memory_used_bytes gauge
@@ -60,6 +61,11 @@ class PartsTest {
         assertThat(MemorySampler.heapUsed(text)).isEqualTo(31_457_280L);
         assertThat(MemorySampler.heapUsed("nothing here")).isEqualTo(-1);
         assertThat(MemorySampler.kilobytes("VmHWM:\t  524288 kB")).isEqualTo(512L * 1024 * 1024);
+        // CPU time: fields 14 (utime) and 15 (stime) of /proc/<pid>/stat, after a name holding spaces and a ')'
+        assertThat(MemorySampler.cpuSeconds("4242 (java (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 1234 566 0 0 20 0"))
+                .isEqualTo(18.0);
+        assertThat(MemorySampler.cpuSeconds(Files.readString(Path.of("/proc/self/stat"))))
+                .isPositive();
     }
 
     @Test
@@ -102,8 +108,16 @@ class PartsTest {
     }
 
     @Test
+    void theChosenPhasesRunInTheirFixedOrder() {
+        Flags flags = Flags.parse(List.of("--phases", "issuance,hold,crowd"), BenchSettings.OPTIONS, Map.of());
+        BenchSettings s = BenchSettings.from(true, flags, Map.of(), Path.of("/repo"));
+        assertThat(BenchMain.PHASES.stream().filter(step -> step.wanted(s)).map(BenchMain.Step::name))
+                .containsExactly("crowd", "hold", "growth and issuance");
+    }
+
+    @Test
     void theQuickRunIsSmallAndEverySizeIsAFlag() {
-        com.flashcoupon.loadgen.Flags quick = com.flashcoupon.loadgen.Flags.parse(
+        Flags quick = Flags.parse(
                 List.of("--members", "1000", "--growth-sizes", "100000,1000"), BenchSettings.OPTIONS, Map.of());
         BenchSettings s = BenchSettings.from(true, quick, Map.of(), Path.of("/repo"));
         assertThat(s.members()).isEqualTo(1000);
@@ -114,10 +128,7 @@ class PartsTest {
         assertThat(s.script()).isEqualTo(Path.of("/repo/api/src/main/resources/scripts/admit.lua"));
 
         BenchSettings full = BenchSettings.from(
-                false,
-                com.flashcoupon.loadgen.Flags.parse(List.of(), BenchSettings.OPTIONS, Map.of()),
-                Map.of(),
-                Path.of("/repo"));
+                false, Flags.parse(List.of(), BenchSettings.OPTIONS, Map.of()), Map.of(), Path.of("/repo"));
         assertThat(full.members()).isEqualTo(200_000);
         assertThat(full.concurrency()).isEqualTo(1000);
         assertThat(full.saturationConcurrency()).isEqualTo(256);

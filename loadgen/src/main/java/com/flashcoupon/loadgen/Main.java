@@ -1,6 +1,8 @@
 package com.flashcoupon.loadgen;
 
 import com.flashcoupon.loadgen.crowd.CrowdCommand;
+import com.flashcoupon.loadgen.jwt.MintTokenCommand;
+import java.time.Clock;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -8,7 +10,10 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 import reactor.util.Loggers;
 
-/** {@code java -jar loadgen.jar crowd [--flag value …]}: see {@code crowd --help}. */
+/**
+ * {@code java -jar loadgen.jar crowd [--flag value …]}: see {@code crowd --help}; {@code java -jar loadgen.jar mint-token
+ * SUBJECT [ROLE…]}: one token.
+ */
 public final class Main {
 
     private Main() {}
@@ -46,6 +51,10 @@ public final class Main {
                     }
                     return new CrowdCommand(System.out, System.err).run(flags, env);
                 }
+                case "mint-token" -> {
+                    System.out.println(MintTokenCommand.token(args.subList(1, args.size()), env, Clock.systemUTC()));
+                    return 0;
+                }
                 default -> throw new UsageException("unknown command: " + args.get(0));
             }
         } catch (UsageException e) {
@@ -59,6 +68,6 @@ public final class Main {
     }
 
     private static String usage() {
-        return "usage: loadgen <command> [flags]\n\n" + CrowdCommand.usage();
+        return "usage: loadgen <command> [flags]\n\n" + CrowdCommand.usage() + "\n" + MintTokenCommand.usage();
     }
 }

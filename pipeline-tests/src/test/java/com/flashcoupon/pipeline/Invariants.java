@@ -2,12 +2,16 @@ package com.flashcoupon.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.loadgen.crowd.Check;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
-/** The five invariants of docs/architecture.md, checked in MySQL for one coupon. */
+/**
+ * The five invariants of docs/architecture.md, checked in MySQL for one coupon with the checks loadgen's {@code crowd}
+ * runs ({@link com.flashcoupon.loadgen.crowd.Invariants}), plus the guarded counter agreeing with the wallet rows.
+ */
 final class Invariants {
 
     private Invariants() {}
@@ -17,52 +21,44 @@ final class Invariants {
                 .param(couponId)
                 .query(Long.class)
                 .single();
-        List<String> walletMembers = jdbc.sql("SELECT member_id FROM coupon_wallet WHERE coupon_id = ? ORDER BY id")
-                .param(couponId)
-                .query(String.class)
-                .list();
-        Set<String> failedMembers =
-                new HashSet<>(jdbc.sql("SELECT member_id FROM coupon_issue_failure WHERE coupon_id = ?")
-                        .param(couponId)
-                        .query(String.class)
-                        .list());
-
-        // 1. wallet rows never exceed the total quantity, and the guarded counter agrees
-        assertThat((long) walletMembers.size()).as("wallets within stock").isLessThanOrEqualTo(total);
         long issuedCount = jdbc.sql("SELECT issued_count FROM coupon WHERE id = ?")
                 .param(couponId)
                 .query(Long.class)
                 .single();
-        assertThat(issuedCount).as("issued_count equals wallet rows").isEqualTo(walletMembers.size());
-
-        // 2. at most one wallet row per member
-        assertThat(new HashSet<>(walletMembers)).as("no member twice").hasSize(walletMembers.size());
-
-        // 3. every accepted request ends as exactly one wallet row or one FAILED result
-        Set<String> decided = new HashSet<>(walletMembers);
-        decided.addAll(failedMembers);
-        assertThat(decided).as("every accepted member decided").containsAll(accepted);
-        assertThat(failedMembers).as("never both issued and failed").doesNotContainAnyElementsOf(walletMembers);
-
-        // 4. no wallet for a member who was never answered accepted
-        assertThat(accepted).as("wallets only for accepted members").containsAll(walletMembers);
-
-        // 5. issuance follows admission order, up to one drain batch
-        List<Long> sequences = jdbc.sql("SELECT request_seq FROM coupon_wallet WHERE coupon_id = ? ORDER BY id")
+        List<String> walletMembers = jdbc.sql("SELECT member_id FROM coupon_wallet WHERE coupon_id = ? ORDER BY id")
+                .param(couponId)
+                .query(String.class)
+                .list();
+        long[] sequences = jdbc
+                .sql("SELECT request_seq FROM coupon_wallet WHERE coupon_id = ? ORDER BY id")
                 .param(couponId)
                 .query(Long.class)
+                .list()
+                .stream()
+                .mapToLong(Long::longValue)
+                .toArray();
+        List<String> severalWallets = jdbc.sql("SELECT member_id FROM coupon_wallet WHERE coupon_id = ?"
+                        + " GROUP BY member_id HAVING COUNT(*) > 1")
+                .param(couponId)
+                .query(String.class)
                 .list();
-        assertThat(worstInversion(sequences)).as("order inversion").isLessThanOrEqualTo(drainBatch);
-    }
+        Set<String> failed = new HashSet<>(jdbc.sql("SELECT member_id FROM coupon_issue_failure WHERE coupon_id = ?")
+                .param(couponId)
+                .query(String.class)
+                .list());
+        long failedAccepted = failed.stream().filter(accepted::contains).count();
 
-    /** How far back in admission order any wallet was written: the largest (earlier max sequence - this sequence). */
-    static long worstInversion(List<Long> sequencesInIssueOrder) {
-        long highest = Long.MIN_VALUE;
-        long worst = 0;
-        for (long sequence : sequencesInIssueOrder) {
-            highest = Math.max(highest, sequence);
-            worst = Math.max(worst, highest - sequence);
+        assertThat(issuedCount).as("issued_count equals wallet rows").isEqualTo(walletMembers.size());
+        List<Check> checks = List.of(
+                com.flashcoupon.loadgen.crowd.Invariants.walletsWithinStock(
+                        walletMembers.size(), Math.toIntExact(total), accepted.size(), failedAccepted, 0),
+                com.flashcoupon.loadgen.crowd.Invariants.oneWalletPerMember(severalWallets, 0),
+                com.flashcoupon.loadgen.crowd.Invariants.everyAdmissionEnds(accepted, walletMembers, failed),
+                com.flashcoupon.loadgen.crowd.Invariants.nothingWithoutAdmission(
+                        accepted, walletMembers, failed, Set.of()),
+                com.flashcoupon.loadgen.crowd.Invariants.issuanceFollowsAdmission(sequences, drainBatch));
+        for (Check check : checks) {
+            assertThat(check.passed()).as(check.title() + ": " + check.detail()).isTrue();
         }
-        return worst;
     }
 }

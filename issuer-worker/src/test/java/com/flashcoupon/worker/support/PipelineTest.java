@@ -10,10 +10,9 @@ import org.springframework.context.annotation.Import;
 import org.springframework.kafka.test.context.EmbeddedKafka;
 
 /**
- * A full worker against the real services: MariaDB (a fresh database per test class, {@link TestDatabase}), Redis
- * database 9 ({@link TestRedis}) and an in-process KRaft broker. Retries are short so that poison records reach the
- * dead-letter topic quickly. Each class registers its database with
- * {@link Pipeline#register}.
+ * A full worker against the real services: MariaDB (a throw-away {@link TestDatabase}), Redis database 9
+ * ({@link TestRedis}) and an in-process KRaft broker. Retries are short so that poison records reach the dead-letter
+ * topic quickly. Test classes get it, and the database, by extending {@link PipelineTestSupport}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

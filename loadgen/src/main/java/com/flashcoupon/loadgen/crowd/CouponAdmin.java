@@ -3,6 +3,7 @@ package com.flashcoupon.loadgen.crowd;
 import com.flashcoupon.loadgen.engine.HttpCall;
 import com.flashcoupon.loadgen.engine.LoadRunner;
 import com.flashcoupon.loadgen.engine.LoadRunner.Answer;
+import io.netty.handler.codec.http.HttpMethod;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -11,8 +12,12 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-/** The operator's side of docs/http-api.md: create a coupon, read its live counters. Blocking calls, one at a time. */
-final class CouponAdmin {
+/**
+ * The operator's side of docs/http-api.md that {@code crowd} and {@code bin/bench} need: create, re-rate and close a
+ * coupon, read its live counters. Blocking calls, one at a time; a call that fails or is not answered as documented
+ * throws {@link ApiException}.
+ */
+public final class CouponAdmin {
 
     private static final Duration CALL_TIMEOUT = Duration.ofSeconds(30);
 
@@ -20,14 +25,14 @@ final class CouponAdmin {
     private final JsonMapper json;
     private final String operatorToken;
 
-    CouponAdmin(LoadRunner http, JsonMapper json, String operatorToken) {
+    public CouponAdmin(LoadRunner http, JsonMapper json, String operatorToken) {
         this.http = http;
         this.json = json;
         this.operatorToken = operatorToken;
     }
 
     /** {@code POST /admin/v1/coupons}, open from now (whole seconds, UTC), no close; returns the new coupon's id. */
-    long create(String name, int totalQuantity, int issueRatePerSecond) {
+    public long create(String name, long totalQuantity, int issueRatePerSecond) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name);
         body.put("totalQuantity", totalQuantity);
@@ -44,8 +49,25 @@ final class CouponAdmin {
         return id.longValue();
     }
 
+    /** {@code PATCH /admin/v1/coupons/{id}} with a new {@code issueRatePerSecond}. */
+    public void patchRate(long couponId, int issueRatePerSecond) {
+        String body = json.writeValueAsString(Map.of("issueRatePerSecond", issueRatePerSecond));
+        Answer answer = call(new HttpCall(HttpMethod.PATCH, "/admin/v1/coupons/" + couponId, operatorToken, body));
+        if (answer.status() != 200) {
+            throw new ApiException("PATCH coupon " + couponId + ": got " + answer.status() + " " + answer.body());
+        }
+    }
+
+    /** {@code POST /admin/v1/coupons/{id}/close}. */
+    public void close(long couponId) {
+        Answer answer = call(HttpCall.post("/admin/v1/coupons/" + couponId + "/close", operatorToken));
+        if (answer.status() >= 300) {
+            throw new ApiException("closing coupon " + couponId + ": got " + answer.status() + " " + answer.body());
+        }
+    }
+
     /** {@code GET /admin/v1/coupons/{id}}: the coupon's counters. */
-    CouponStats stats(long couponId) {
+    public CouponStats stats(long couponId) {
         Answer answer = call(HttpCall.get("/admin/v1/coupons/" + couponId, operatorToken));
         if (answer.status() != 200) {
             throw new ApiException("reading coupon " + couponId + ": got " + answer.status() + " " + answer.body());
@@ -67,17 +89,17 @@ final class CouponAdmin {
         }
     }
 
-    /** A coupon's live counters, as far as {@code crowd} needs them. */
-    record CouponStats(long admitted, long published, long issued, long failed, long deadLettered) {
+    /** A coupon's live counters. */
+    public record CouponStats(long admitted, long published, long issued, long failed, long deadLettered) {
 
         /** Every admitted request has a result: issued or failed. */
-        boolean drained() {
+        public boolean drained() {
             return issued + failed == admitted;
         }
     }
 
     /** The api could not be reached or did not answer as docs/http-api.md says. */
-    static final class ApiException extends RuntimeException {
+    public static final class ApiException extends RuntimeException {
         ApiException(String message) {
             super(message);
         }

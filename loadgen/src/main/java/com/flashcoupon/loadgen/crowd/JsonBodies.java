@@ -5,11 +5,11 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /** Reads answer bodies leniently: a body that is empty or not JSON reads as a missing node, whose fields are absent. */
-final class JsonBodies {
+public final class JsonBodies {
 
     private JsonBodies() {}
 
-    static JsonNode parse(JsonMapper json, String body) {
+    public static JsonNode parse(JsonMapper json, String body) {
         if (body == null || body.isEmpty()) {
             return json.missingNode();
         }
@@ -21,7 +21,7 @@ final class JsonBodies {
     }
 
     /** A string field of the body, or "" when absent or not a string. */
-    static String text(JsonMapper json, String body, String field) {
+    public static String text(JsonMapper json, String body, String field) {
         JsonNode node = parse(json, body).path(field);
         return node.isString() ? node.stringValue() : "";
     }

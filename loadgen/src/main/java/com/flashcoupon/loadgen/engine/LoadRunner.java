@@ -124,7 +124,9 @@ public final class LoadRunner implements AutoCloseable {
     /** A request's failure in one line: the exception's simple name, and its message when it has one. */
     public static String describe(Throwable error) {
         String name = error.getClass().getSimpleName();
-        return error.getMessage() == null ? name : name + ": " + error.getMessage();
+        return error.getMessage() == null
+                ? name
+                : name + ": " + error.getMessage().lines().findFirst().orElse("");
     }
 
     @Override

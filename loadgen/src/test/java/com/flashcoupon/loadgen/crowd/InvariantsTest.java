@@ -112,6 +112,16 @@ class InvariantsTest {
                             .passed())
                     .isFalse();
         }
+
+        @Test
+        void shouldJudgeWalletsAndFailuresAloneWhenNobodyAskedTheStatusEndpoint() {
+            Check covered = Invariants.everyAdmissionEnds(Set.of("a", "c"), List.of("a"), Set.of("c"));
+            Check missing = Invariants.everyAdmissionEnds(Set.of("a", "b", "c"), List.of("a"), Set.of("c"));
+
+            assertThat(covered.passed()).isTrue();
+            assertThat(covered.detail()).endsWith("1 FAILED").doesNotContain("told");
+            assertThat(missing.passed()).isFalse();
+        }
     }
 
     @Nested

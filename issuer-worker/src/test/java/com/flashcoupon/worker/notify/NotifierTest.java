@@ -6,10 +6,8 @@ import static org.awaitility.Awaitility.await;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.Topics;
-import com.flashcoupon.db.TestDatabase;
 import com.flashcoupon.worker.support.Pipeline;
-import com.flashcoupon.worker.support.PipelineTest;
-import com.flashcoupon.worker.support.TestRedis;
+import com.flashcoupon.worker.support.PipelineTestSupport;
 import com.google.auth.oauth2.AccessToken;
 import com.google.auth.oauth2.GoogleCredentials;
 import java.time.Duration;
@@ -21,7 +19,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -38,17 +35,12 @@ import tools.jackson.databind.json.JsonMapper;
  * requests it receives, one per result and device, none for a replayed result, a 429 retried after its Retry-After,
  * unregistered tokens dropped.
  */
-@PipelineTest
-@Import(NotifierTests.StaticToken.class)
-class NotifierTests {
+@Import(NotifierTest.StaticToken.class)
+class NotifierTest extends PipelineTestSupport {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
-    private static final TestDatabase DATABASE = TestDatabase.create();
     private static final FakePushServer FCM = new FakePushServer();
     private static final String SEND_PATH = "/v1/projects/demo-project/messages:send";
-
-    @Autowired
-    Pipeline pipeline;
 
     @Autowired
     JdbcClient jdbc;
@@ -68,22 +60,15 @@ class NotifierTests {
 
     @DynamicPropertySource
     static void properties(DynamicPropertyRegistry registry) {
-        Pipeline.register(registry, DATABASE);
         registry.add("coupon.notify.provider", () -> "fcm");
         registry.add("coupon.notify.fcm.base-url", FCM::url);
         registry.add("coupon.notify.fcm.project-id", () -> "demo-project");
         registry.add("coupon.notify.retry.initial-backoff", () -> "50ms");
     }
 
-    @BeforeAll
-    static void flush() {
-        TestRedis.flush();
-    }
-
     @AfterAll
     static void stop() {
         FCM.close();
-        DATABASE.close();
     }
 
     private void device(String memberId, String token, String platform) {

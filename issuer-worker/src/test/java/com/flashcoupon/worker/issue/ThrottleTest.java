@@ -4,44 +4,15 @@ import static com.flashcoupon.worker.support.Pipeline.requests;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.flashcoupon.db.TestDatabase;
-import com.flashcoupon.worker.support.Pipeline;
-import com.flashcoupon.worker.support.PipelineTest;
-import com.flashcoupon.worker.support.TestRedis;
+import com.flashcoupon.worker.support.PipelineTestSupport;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.context.TestPropertySource;
 
 /** The per-instance write-rate limit holds against a burst. Only a lower bound: a slow machine may take longer. */
-@PipelineTest
 @TestPropertySource(properties = "coupon.worker.max-writes-per-second=200")
-class ThrottleTests {
-
-    private static final TestDatabase database = TestDatabase.create();
-
-    @DynamicPropertySource
-    static void services(DynamicPropertyRegistry registry) {
-        Pipeline.register(registry, database);
-    }
-
-    @BeforeAll
-    static void flushRedis() {
-        TestRedis.flush();
-    }
-
-    @AfterAll
-    static void dropDatabase() {
-        database.close();
-    }
-
-    @Autowired
-    Pipeline pipeline;
+class ThrottleTest extends PipelineTestSupport {
 
     @Nested
     class WriteRate {

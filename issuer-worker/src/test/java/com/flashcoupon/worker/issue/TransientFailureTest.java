@@ -5,47 +5,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.IssueResult.Outcome;
-import com.flashcoupon.db.TestDatabase;
 import com.flashcoupon.worker.support.FlakyDataSource;
-import com.flashcoupon.worker.support.Pipeline;
-import com.flashcoupon.worker.support.PipelineTest;
-import com.flashcoupon.worker.support.TestRedis;
+import com.flashcoupon.worker.support.PipelineTestSupport;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 /** An outage is waited out, never dead-lettered: MySQL refuses connections for a while, in this context only. */
-@PipelineTest
 @Import(FlakyDataSource.Installer.class)
-class TransientFailureTests {
-
-    private static final TestDatabase database = TestDatabase.create();
-
-    @DynamicPropertySource
-    static void services(DynamicPropertyRegistry registry) {
-        Pipeline.register(registry, database);
-    }
-
-    @BeforeAll
-    static void flushRedis() {
-        TestRedis.flush();
-    }
-
-    @AfterAll
-    static void dropDatabase() {
-        database.close();
-    }
-
-    @Autowired
-    Pipeline pipeline;
+class TransientFailureTest extends PipelineTestSupport {
 
     @Autowired
     DataSource dataSource;
