@@ -185,7 +185,11 @@ class OperationsApiTest extends ApiTestBase {
 
         @Test
         void shouldServeMetricsWithoutATokenByDefault() {
-            client().get()
+            // the shared context has met hundreds of coupons and routes: the scrape is larger than the default buffer
+            client().mutate()
+                    .codecs(codecs -> codecs.defaultCodecs().maxInMemorySize(16 << 20))
+                    .build()
+                    .get()
                     .uri("/actuator/prometheus")
                     .exchange()
                     .expectStatus()
