@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.CouponKeys;
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,8 +15,6 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -30,11 +27,6 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 class EventRetirementTest {
 
     private static final Duration RETENTION = Duration.ofSeconds(3);
-
-    private static final RedisScript<Long> MEMORY_USAGE = RedisScript.of(
-            "local total = 0 for i = 1, #KEYS do total = total + (redis.call('MEMORY', 'USAGE', KEYS[i], 'SAMPLES',"
-                    + " '0') or 0) end return total",
-            Long.class);
 
     private static Stack stack;
     private static WebTestClient http;
@@ -152,13 +144,13 @@ class EventRetirementTest {
                 .until(() ->
                         String.valueOf(members).equals(stack.redis.opsForValue().get(CouponKeys.done(id))));
 
-        long live = bytesOf(CouponKeys.state(id));
+        long live = Footprint.bytes(stack.redis, CouponKeys.state(id));
         admin(http.post().uri("/admin/v1/coupons/{id}/close", id))
                 .exchange()
                 .expectStatus()
                 .isOk();
         awaitRetired(id);
-        long retired = bytesOf(CouponKeys.state(id));
+        long retired = Footprint.bytes(stack.redis, CouponKeys.state(id));
 
         System.out.printf(
                 "Redis bytes per admitted member: %.1f while live (%d bytes for %d members), %d after retirement%n",
@@ -180,12 +172,12 @@ class EventRetirementTest {
         List<Long> first = runEvents("wave1", 50);
         awaitAllRetired(first);
         await().atMost(Duration.ofSeconds(10)).until(() -> dbSize() <= keysBefore);
-        long heapAfterFirst = settledHeap();
+        long heapAfterFirst = Footprint.settledHeap();
 
         List<Long> second = runEvents("wave2", 150);
         awaitAllRetired(second);
         await().atMost(Duration.ofSeconds(10)).until(() -> dbSize() <= keysBefore);
-        long heapAfterSecond = settledHeap();
+        long heapAfterSecond = Footprint.settledHeap();
 
         assertThat(dbSize()).as("keys in the pipeline's Redis database").isLessThanOrEqualTo(keysBefore);
         for (long id : second.subList(0, 20)) {
@@ -293,39 +285,10 @@ class EventRetirementTest {
     }
 
     private static List<String> stateKeys(long id) {
-        List<String> present = new ArrayList<>();
-        for (String key : CouponKeys.state(id)) {
-            if (Boolean.TRUE.equals(stack.redis.hasKey(key))) {
-                present.add(key);
-            }
-        }
-        return present;
+        return Footprint.presentKeys(stack.redis, CouponKeys.state(id));
     }
 
     private static long dbSize() {
-        return stack.redis.execute(
-                (RedisCallback<Long>) connection -> connection.serverCommands().dbSize());
-    }
-
-    /** What these keys take in Redis ({@code MEMORY USAGE key SAMPLES 0}: every element counted). */
-    private static long bytesOf(List<String> keys) {
-        Long total = stack.redis.execute(MEMORY_USAGE, keys);
-        return total == null ? 0 : total;
-    }
-
-    /** Used heap after collections, once it stops falling. */
-    private static long settledHeap() {
-        var memory = ManagementFactory.getMemoryMXBean();
-        long used = Long.MAX_VALUE;
-        for (int i = 0; i < 5; i++) {
-            System.gc();
-            try {
-                Thread.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
-        }
-        return used;
+        return Footprint.keys(stack.redis);
     }
 }
