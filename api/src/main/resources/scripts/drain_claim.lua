@@ -1,5 +1,6 @@
 -- Reads what is left to publish of one coupon and, when there is something, takes or renews this instance's lease
--- on draining it. No lease is taken for a coupon with nothing to publish, so idle and finished events cost one read.
+-- on draining it. No lease is taken for a coupon with nothing to publish: an idle or finished event costs this one
+-- script call per tick and instance until it is retired.
 -- KEYS: 1 lease, 2 meta, 3 queue, 4 cursor       ARGV: 1 owner id, 2 lease ttl ms
 -- Returns {owned (0/1), cursor, queued, rate, base}; owned is 0 when the coupon is not in Redis, when nothing is
 -- left to publish, or when another instance holds the lease.

@@ -22,6 +22,9 @@ public class CouponRepository {
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
+    /** Most events {@link #findWithRedisState} lists for the drainers and the retirer. */
+    public static final int MAX_LIVE_EVENTS = 10_000;
+
     private final JdbcClient jdbc;
 
     public CouponRepository(JdbcClient jdbc) {
@@ -58,26 +61,35 @@ public class CouponRepository {
                 .list();
     }
 
+    /** False when there is no such event or it is retired (a retired event's settings no longer change). */
     public boolean updateRate(long id, int issueRatePerSecond) {
-        return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ?, version = version + 1 WHERE id = ?")
+        return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ?, version = version + 1"
+                                + " WHERE id = ? AND retired_at IS NULL")
                         .params(issueRatePerSecond, id)
                         .update()
                 > 0;
     }
 
-    /** A new end of the window may reopen admission, so the event is no longer settled. */
+    /**
+     * A new end of the window may reopen admission, so the event is no longer settled. False when there is no such
+     * event or it is retired.
+     */
     public boolean updateCloseAt(long id, Instant closeAt) {
-        return jdbc.sql("UPDATE coupon SET close_at = ?, settled_at = NULL, version = version + 1 WHERE id = ?")
+        return jdbc.sql("UPDATE coupon SET close_at = ?, settled_at = NULL, version = version + 1"
+                                + " WHERE id = ? AND retired_at IS NULL")
                         .params(timestamp(closeAt), id)
                         .update()
                 > 0;
     }
 
-    /** Closes admission; {@code close_at} becomes {@code now} unless the window already ended earlier. */
+    /**
+     * Closes admission; {@code close_at} becomes {@code now} unless the window already ended earlier. False when there
+     * is no such event or it is retired.
+     */
     public boolean close(long id, Instant now) {
         return jdbc.sql("UPDATE coupon SET status = 'CLOSED', version = version + 1,"
                                 + " close_at = CASE WHEN close_at IS NULL OR close_at > ? THEN ? ELSE close_at END"
-                                + " WHERE id = ?")
+                                + " WHERE id = ? AND retired_at IS NULL")
                         .params(timestamp(now), timestamp(now), id)
                         .update()
                 > 0;
@@ -91,20 +103,21 @@ public class CouponRepository {
     }
 
     /**
-     * Events whose Redis state is still there (not retired, or retired but its keys not yet removed), oldest first:
-     * what the drainers and the retirer look at. Bounded by retirement: an event leaves this list for good.
+     * Events whose Redis state is still there (not retired, or retired but its keys not yet removed), newest first, at
+     * most {@code limit}: what the drainers and the retirer look at. Bounded by retirement: an event leaves this list
+     * for good. Newest first, so that events an operator never closes cannot keep a new sale from being drained.
      */
     public List<Long> findWithRedisState(int limit) {
-        return jdbc.sql("SELECT id FROM coupon WHERE keys_removed_at IS NULL ORDER BY id LIMIT ?")
+        return jdbc.sql("SELECT id FROM coupon WHERE keys_removed_at IS NULL ORDER BY id DESC LIMIT ?")
                 .param(limit)
                 .query(Long.class)
                 .list();
     }
 
-    /** Records the moment the event settled, once. */
-    public boolean markSettled(long id, Instant now) {
-        return jdbc.sql("UPDATE coupon SET settled_at = ? WHERE id = ? AND settled_at IS NULL")
-                        .params(timestamp(now), id)
+    /** Records the moment the event settled, once, and only from the version the caller read. */
+    public boolean markSettled(long id, long version, Instant now) {
+        return jdbc.sql("UPDATE coupon SET settled_at = ? WHERE id = ? AND version = ? AND settled_at IS NULL")
+                        .params(timestamp(now), id, version)
                         .update()
                 == 1;
     }

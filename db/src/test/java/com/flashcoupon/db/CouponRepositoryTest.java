@@ -64,8 +64,8 @@ class CouponRepositoryTest {
         @Test
         void shouldRetireOnceWhenTwoInstancesRace() {
             long id = newCoupon(5);
-            coupons.markSettled(id, now);
             long version = coupons.findById(id).orElseThrow().version();
+            coupons.markSettled(id, version, now);
 
             assertThat(coupons.markRetired(id, version, now, 5, 12)).isTrue();
             assertThat(coupons.markRetired(id, version, now, 5, 12)).isFalse();
@@ -80,10 +80,36 @@ class CouponRepositoryTest {
         }
 
         @Test
+        void shouldChangeNothingOfARetiredEvent() {
+            long id = newCoupon(5);
+            long version = coupons.findById(id).orElseThrow().version();
+            coupons.markSettled(id, version, now);
+            coupons.markRetired(id, version, now, 5, 0);
+
+            assertThat(coupons.updateRate(id, 9)).isFalse();
+            assertThat(coupons.updateCloseAt(id, now.plusSeconds(60))).isFalse();
+            assertThat(coupons.close(id, now)).isFalse();
+            Coupon retired = coupons.findById(id).orElseThrow();
+            assertThat(retired.issueRatePerSecond()).isEqualTo(500);
+            assertThat(retired.closeAt()).isNull();
+            assertThat(retired.settledAt()).isEqualTo(now);
+        }
+
+        @Test
+        void shouldNotSettleWhenTheSettingsChangedSinceTheyWereRead() {
+            long id = newCoupon(5);
+            long version = coupons.findById(id).orElseThrow().version();
+            coupons.updateCloseAt(id, now.plusSeconds(3_600));
+
+            assertThat(coupons.markSettled(id, version, now)).isFalse();
+            assertThat(coupons.findById(id).orElseThrow().settledAt()).isNull();
+        }
+
+        @Test
         void shouldNotRetireWhenTheSettingsChangedSinceTheyWereRead() {
             long id = newCoupon(5);
-            coupons.markSettled(id, now);
             long version = coupons.findById(id).orElseThrow().version();
+            coupons.markSettled(id, version, now);
             coupons.updateRate(id, 9);
 
             assertThat(coupons.markRetired(id, version, now, 5, 0)).isFalse();
@@ -93,7 +119,7 @@ class CouponRepositoryTest {
         @Test
         void shouldUnsettleWhenTheWindowIsMoved() {
             long id = newCoupon(5);
-            coupons.markSettled(id, now);
+            coupons.markSettled(id, coupons.findById(id).orElseThrow().version(), now);
 
             coupons.updateCloseAt(id, now.plusSeconds(3_600));
 

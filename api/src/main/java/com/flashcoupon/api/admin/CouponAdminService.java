@@ -75,11 +75,13 @@ class CouponAdminService {
                                 ApiException.invalid("closeAt must be after openAt (" + coupon.openAt() + ")."));
                     }
                     return blocking.run(() -> {
-                        if (request.issueRatePerSecond() != null) {
-                            coupons.updateRate(id, request.issueRatePerSecond());
+                        // each update refuses a retired row: a retirement that committed since our read wins
+                        if (request.issueRatePerSecond() != null
+                                && !coupons.updateRate(id, request.issueRatePerSecond())) {
+                            throw ApiException.retired(id);
                         }
-                        if (request.closeAt() != null) {
-                            coupons.updateCloseAt(id, seconds(request.closeAt()));
+                        if (request.closeAt() != null && !coupons.updateCloseAt(id, seconds(request.closeAt()))) {
+                            throw ApiException.retired(id);
                         }
                     });
                 })
@@ -90,7 +92,11 @@ class CouponAdminService {
 
     Mono<AdminCouponView> close(long id) {
         return findChangeable(id)
-                .flatMap(coupon -> blocking.run(() -> coupons.close(id, clock.instant())))
+                .flatMap(coupon -> blocking.run(() -> {
+                    if (!coupons.close(id, clock.instant())) {
+                        throw ApiException.retired(id); // retired since our read of the row
+                    }
+                }))
                 .thenReturn(id)
                 .handle(logging(closed -> log.info("coupon {} closed by an operator", closed)))
                 .then(remirror(id));

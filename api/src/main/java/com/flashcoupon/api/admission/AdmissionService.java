@@ -122,11 +122,15 @@ class AdmissionService {
     }
 
     /**
-     * What admit.lua answered before the event was retired, decided the same way from MySQL: closed first, then the
-     * member's own recorded outcome (200), then sold out. A settled event is closed or sold out, never open.
+     * What admit.lua answered before the event was retired, decided the same way from MySQL: not open yet (an event
+     * closed before it opened), closed, then the member's own recorded outcome (200), then sold out.
      */
     private Mono<Answer> answerRetired(Coupon coupon, String memberId) {
         long couponId = coupon.id();
+        if (clock.instant().isBefore(coupon.openAt())) {
+            outcomes.get(Admission.Outcome.NOT_OPEN_YET).increment();
+            return Mono.error(ApiException.notOpenYet(couponId)); // closed before it opened
+        }
         boolean closed = coupon.closedByOperator()
                 || (coupon.closeAt() != null && !clock.instant().isBefore(coupon.closeAt()));
         if (closed) {

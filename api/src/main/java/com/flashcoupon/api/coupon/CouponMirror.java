@@ -30,6 +30,7 @@ public class CouponMirror {
     private static final RedisScript<Long> MIRROR = RedisScript.of(LuaScripts.text("scripts/mirror.lua"), Long.class);
     private static final long RESTORED = 0;
     private static final long STALE = 2;
+    private static final long RETIRED = 3;
 
     private final ReactiveStringRedisTemplate redis;
     private final CouponRepository coupons;
@@ -46,10 +47,15 @@ public class CouponMirror {
 
     /** Copies the coupon into Redis, unless Redis holds a newer version or the event is retired. */
     public Mono<Void> mirror(Coupon coupon) {
+        return write(coupon).then();
+    }
+
+    /** What mirror.lua answered ({@link #RETIRED} without asking it when the row says so). */
+    private Mono<Long> write(Coupon coupon) {
         long id = coupon.id();
         if (coupon.retired()) {
             retired.remember(coupon);
-            return Mono.empty();
+            return Mono.just(RETIRED);
         }
         long decided = (long) coupon.issuedCount() + coupon.failedCount();
         long base = Math.max(coupon.publishedCount(), decided);
@@ -70,22 +76,19 @@ public class CouponMirror {
                 Long.toString(base),
                 Long.toString(coupon.version()),
                 Long.toString(decided));
-        return redis.execute(MIRROR, keys, args)
-                .next()
-                .handle(logging(outcome -> {
-                    if (outcome == RESTORED && base > 0) {
-                        log.error(
-                                "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
-                                id,
-                                base);
-                    } else if (outcome == STALE) {
-                        log.info(
-                                "coupon {}: Redis holds a newer version than {}; this snapshot was not mirrored",
-                                id,
-                                coupon.version());
-                    }
-                }))
-                .then();
+        return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
+            if (outcome == RESTORED && base > 0) {
+                log.error(
+                        "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
+                        id,
+                        base);
+            } else if (outcome == STALE) {
+                log.info(
+                        "coupon {}: Redis holds a newer version than {}; this snapshot was not mirrored",
+                        id,
+                        coupon.version());
+            }
+        }));
     }
 
     /**
@@ -93,9 +96,16 @@ public class CouponMirror {
      * has it and stays out of Redis.
      */
     public Mono<Coupon> restore(long couponId) {
-        return blocking.call(() -> coupons.findById(couponId))
-                .flatMap(found -> found.map(Mono::just).orElseGet(Mono::empty))
-                .flatMap(coupon -> mirror(coupon).thenReturn(coupon));
+        return find(couponId)
+                .flatMap(coupon -> write(coupon)
+                        .flatMap(outcome -> outcome == RETIRED && !coupon.retired()
+                                // retired between our read of the row and the script: the row as it is now says so
+                                ? find(couponId).doOnNext(retired::remember)
+                                : Mono.just(coupon)));
+    }
+
+    private Mono<Coupon> find(long couponId) {
+        return blocking.call(() -> coupons.findById(couponId)).flatMap(Mono::justOrEmpty);
     }
 
     /** Mirrors the coupon again or fails with 404 when it does not exist. */

@@ -42,9 +42,6 @@ class Drainer {
     private static final RedisScript<List> CLAIM =
             RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class);
 
-    /** Events with state in Redis looked at per tick; retirement keeps the real number far below. */
-    static final int MAX_EVENTS = 10_000;
-
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
 
@@ -90,8 +87,13 @@ class Drainer {
     void drainAll() {
         List<Long> ids;
         try {
-            ids = coupons.findWithRedisState(MAX_EVENTS);
+            ids = coupons.findWithRedisState(CouponRepository.MAX_LIVE_EVENTS);
             events = ids;
+            if (ids.size() == CouponRepository.MAX_LIVE_EVENTS) {
+                log.warn(
+                        "{} events have state in Redis: only the newest are drained; close or retire past events",
+                        ids.size());
+            }
         } catch (RuntimeException e) {
             ids = events;
             log.debug("the list of events to drain could not be read from MySQL; using the last one: {}", e.toString());

@@ -36,9 +36,6 @@ class EventRetirer {
 
     private static final RedisScript<Long> RETIRE = RedisScript.of(LuaScripts.text("scripts/retire.lua"), Long.class);
 
-    /** Events looked at per pass; retirement keeps the real number of events with Redis state far below. */
-    static final int MAX_EVENTS = 10_000;
-
     private static final Duration REDIS_WAIT = Duration.ofSeconds(5);
 
     private final CouponRepository coupons;
@@ -78,7 +75,7 @@ class EventRetirer {
     void run() {
         List<Long> ids;
         try {
-            ids = coupons.findWithRedisState(MAX_EVENTS);
+            ids = coupons.findWithRedisState(CouponRepository.MAX_LIVE_EVENTS);
         } catch (RuntimeException e) {
             log.debug("events to retire not listed, MySQL did not answer: {}", e.toString());
             return;
@@ -101,13 +98,22 @@ class EventRetirer {
             removeKeys(coupon); // retired by an instance that stopped before the keys went
             return;
         }
-        CouponState state = states.read(id).block(REDIS_WAIT);
-        if (state == null || !settled(coupon, state)) {
-            return; // not in Redis (lost and not restored yet: nothing to remove), or still going
-        }
         Instant now = clock.instant();
-        if (coupon.settledAt() == null) {
-            if (coupons.markSettled(id, now)) {
+        Instant due = coupon.settledAt() == null ? null : coupon.settledAt().plus(retention);
+        if (due != null && now.isBefore(due)) {
+            return; // settled, waiting out the retention: nothing to read
+        }
+        // Redis' view; when Redis has none (lost, never restored), MySQL's figures are all there is
+        CouponState state = states.read(id)
+                .blockOptional(REDIS_WAIT)
+                .orElseGet(() -> CouponState.retired(coupon, now.toEpochMilli()));
+        if (!settled(coupon, state)) {
+            return;
+        }
+        // both updates only from the version read with the row: an operator's change since then (a later closeAt
+        // reopening admission) wins
+        if (due == null) {
+            if (coupons.markSettled(id, coupon.version(), now)) {
                 settledEvents.increment();
                 log.info(
                         "coupon {} settled: {} admitted, {} issued, {} failed; its Redis state goes after {}",
@@ -119,10 +125,6 @@ class EventRetirer {
             }
             return;
         }
-        if (now.isBefore(coupon.settledAt().plus(retention))) {
-            return;
-        }
-        // the version read with the row: an operator's change since then (a later closeAt reopening admission) wins
         if (coupons.markRetired(id, coupon.version(), now, state.admitted(), state.rejectedSoldOut())) {
             retiredEvents.increment();
             coupons.findById(id).ifPresent(this::removeKeys);
