@@ -55,10 +55,7 @@ class OperatorViewTest {
     static void start() {
         stack = new Stack(
                 Map.of("coupon.drain.tick", "100ms"), Map.of("spring.autoconfigure.exclude", WORKER_NO_SECURITY));
-        http = WebTestClient.bindToServer()
-                .baseUrl(stack.apiUrl())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build();
+        http = stack.http();
     }
 
     @AfterAll

@@ -42,10 +42,7 @@ class PipelineTest {
         stack = new Stack(
                 Map.of("coupon.drain.max-batch", DRAIN_BATCH, "coupon.drain.tick", "100ms"),
                 Map.of("coupon.worker.max-batch", 500));
-        http = WebTestClient.bindToServer()
-                .baseUrl(stack.apiUrl())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build();
+        http = stack.http();
     }
 
     @AfterAll

@@ -30,10 +30,7 @@ class RedisOutageTest {
         redis = new PrivateRedis();
         Map<String, Object> onPrivateRedis = Map.of("spring.data.redis.url", redis.url());
         stack = new Stack(onPrivateRedis, onPrivateRedis);
-        http = WebTestClient.bindToServer()
-                .baseUrl(stack.apiUrl())
-                .responseTimeout(Duration.ofSeconds(30))
-                .build();
+        http = stack.http();
     }
 
     @AfterAll

@@ -11,6 +11,7 @@ import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.HashMap;
@@ -31,6 +32,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * The whole local stack in one JVM: an in-process KRaft broker, a throw-away database on the real MySQL-compatible
@@ -89,11 +91,7 @@ final class Stack implements AutoCloseable {
 
     /** Creates an event open since five seconds ago, through the admin API; returns its id. */
     long createCoupon(String name, int quantity, int ratePerSecond) {
-        Map<?, ?> body = org.springframework.test.web.reactive.server.WebTestClient.bindToServer()
-                .baseUrl(apiUrl())
-                .responseTimeout(java.time.Duration.ofSeconds(30))
-                .build()
-                .post()
+        Map<?, ?> body = http().post()
                 .uri("/admin/v1/coupons")
                 .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
                 .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
@@ -118,6 +116,14 @@ final class Stack implements AutoCloseable {
                 .returnResult()
                 .getResponseBody();
         return ((Number) body.get("id")).longValue();
+    }
+
+    /** A client of the api, patient enough for a loaded machine. */
+    WebTestClient http() {
+        return WebTestClient.bindToServer()
+                .baseUrl(apiUrl())
+                .responseTimeout(Duration.ofSeconds(30))
+                .build();
     }
 
     long walletCount(long couponId) {
