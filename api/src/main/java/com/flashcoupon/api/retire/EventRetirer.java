@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -48,6 +49,9 @@ class EventRetirer {
     private final Counter settledEvents;
     private final Counter retiredEvents;
 
+    /** The events with Redis state at the last pass (only the retire thread reads and writes it). */
+    private Set<Long> listed = Set.of();
+
     EventRetirer(
             CouponRepository coupons,
             CouponStates states,
@@ -80,6 +84,7 @@ class EventRetirer {
             log.debug("events to retire not listed, MySQL did not answer: {}", e.toString());
             return;
         }
+        learnRetired(ids);
         for (long id : ids) {
             try {
                 step(id);
@@ -87,6 +92,20 @@ class EventRetirer {
                 log.warn("coupon {}: settling or retiring failed, trying again next pass: {}", id, e.toString());
             }
         }
+    }
+
+    /**
+     * Events that left the list since the last pass were retired (by this instance or another): remembered, so this
+     * instance answers for them from MySQL without asking Redis first.
+     */
+    private void learnRetired(List<Long> ids) {
+        Set<Long> now = Set.copyOf(ids);
+        for (long id : listed) {
+            if (!now.contains(id)) {
+                coupons.findById(id).ifPresent(retired::remember);
+            }
+        }
+        listed = now;
     }
 
     private void step(long id) {
