@@ -21,7 +21,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * docs/http-api.md against the running api: every operation of the generated OpenAPI document ({@code /v3/api-docs})
@@ -109,15 +108,7 @@ class HttpApiDocumentTest extends ApiTestBase {
     }
 
     private Set<String> openApiOperations() {
-        String body = client().get()
-                .uri("/v3/api-docs")
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(String.class)
-                .returnResult()
-                .getResponseBody();
-        JsonNode paths = JsonMapper.builder().build().readTree(body).path("paths");
+        JsonNode paths = openApiPaths();
         Set<String> operations = new TreeSet<>();
         for (String path : paths.propertyNames()) {
             for (String method : paths.path(path).propertyNames()) {

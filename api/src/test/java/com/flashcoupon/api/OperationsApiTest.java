@@ -99,15 +99,7 @@ class OperationsApiTest extends ApiTestBase {
 
         @Test
         void shouldDescribeEveryEndpointOfTheContractWithItsStatusCodesWhenAskedWithoutAToken() {
-            String body = client().get()
-                    .uri("/v3/api-docs")
-                    .exchange()
-                    .expectStatus()
-                    .isOk()
-                    .expectBody(String.class)
-                    .returnResult()
-                    .getResponseBody();
-            JsonNode paths = JsonMapper.builder().build().readTree(body).path("paths");
+            JsonNode paths = openApiPaths();
 
             List<Endpoint> expected = new ArrayList<>(CONTRACT);
             List<String> missing = new ArrayList<>();

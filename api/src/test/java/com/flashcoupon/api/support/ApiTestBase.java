@@ -11,6 +11,8 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 /** Wiring and small helpers for {@link ApiTest} classes. */
 public abstract class ApiTestBase {
@@ -32,6 +34,19 @@ public abstract class ApiTestBase {
 
     protected WebTestClient client() {
         return http.mutate().responseTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** The {@code paths} of the generated OpenAPI document ({@code /v3/api-docs}, no token needed). */
+    protected JsonNode openApiPaths() {
+        String body = client().get()
+                .uri("/v3/api-docs")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
+        return JsonMapper.builder().build().readTree(body).path("paths");
     }
 
     /** Creates an open coupon through the admin API and returns its id. */
