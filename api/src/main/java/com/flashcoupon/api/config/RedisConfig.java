@@ -3,8 +3,10 @@ package com.flashcoupon.api.config;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
@@ -43,6 +45,19 @@ class RedisConfig {
                         SocketOptions.builder().connectTimeout(connectTimeout).build())
                 .build());
     }
+
+    /**
+     * Reconnect attempts at most {@link #RECONNECT_AT_MOST} apart. Lettuce's default doubles the pause up to 30 s:
+     * after an outage of a few seconds the next attempt could come seconds after Redis was back, and every admission
+     * meanwhile answered 503. Bounded, the api admits again within half a second of Redis answering.
+     */
+    @Bean
+    ClientResourcesBuilderCustomizer reconnectPromptly() {
+        return resources -> resources.reconnectDelay(Delay.exponential(
+                Duration.ofMillis(10), RECONNECT_AT_MOST, 2, java.util.concurrent.TimeUnit.MILLISECONDS));
+    }
+
+    static final Duration RECONNECT_AT_MOST = Duration.ofMillis(500);
 
     @Bean
     static BeanPostProcessor eagerRedisConnection() {

@@ -3,6 +3,7 @@ package com.flashcoupon.api.drain;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.LuaScripts;
@@ -54,6 +55,7 @@ class Drainer {
     private final DrainPacer pacer;
     private final String owner;
     private final Counter published;
+    private final OutageLog outage;
 
     /** The last list of events MySQL gave, drained while MySQL cannot answer. */
     private volatile List<Long> events = List.of();
@@ -73,6 +75,7 @@ class Drainer {
         this.hooks = hooks;
         this.clock = clock;
         this.pacer = new DrainPacer(settings.tick().toNanos());
+        this.outage = new OutageLog(log, "draining");
         this.owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID();
         this.published = Counter.builder("coupon.drain.published")
                 .description("Admitted requests published to Kafka")
@@ -99,12 +102,17 @@ class Drainer {
             log.debug("the list of events to drain could not be read from MySQL; using the last one: {}", e.toString());
         }
         pacer.retainOnly(ids);
+        boolean allDrained = true;
         for (long couponId : ids) {
             try {
                 drain(couponId);
             } catch (RuntimeException e) {
-                log.warn("draining coupon {} failed, retrying next tick: {}", couponId, e.toString());
+                allDrained = false;
+                outage.failed("coupon " + couponId, e);
             }
+        }
+        if (allDrained) {
+            outage.succeeded();
         }
     }
 

@@ -4,6 +4,7 @@ import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.db.Coupon;
@@ -34,6 +35,8 @@ import org.springframework.stereotype.Service;
 class EventRetirer {
 
     private static final Logger log = LoggerFactory.getLogger(EventRetirer.class);
+
+    private final OutageLog outage = new OutageLog(log, "settling and retiring events");
 
     private static final RedisScript<Long> RETIRE = RedisScript.of(LuaScripts.text("scripts/retire.lua"), Long.class);
 
@@ -85,12 +88,17 @@ class EventRetirer {
             return;
         }
         learnRetired(ids);
+        boolean allStepped = true;
         for (long id : ids) {
             try {
                 step(id);
             } catch (RuntimeException e) {
-                log.warn("coupon {}: settling or retiring failed, trying again next pass: {}", id, e.toString());
+                allStepped = false;
+                outage.failed("coupon " + id, e);
             }
+        }
+        if (allStepped) {
+            outage.succeeded();
         }
     }
 

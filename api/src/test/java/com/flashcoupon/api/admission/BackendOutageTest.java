@@ -6,11 +6,21 @@ import static org.awaitility.Awaitility.await;
 import com.flashcoupon.api.ApiApplication;
 import com.flashcoupon.api.support.TcpProxy;
 import com.flashcoupon.api.support.TestEnvironment;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -27,7 +37,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 /**
  * MySQL cut off (a TCP proxy in front of the real server) and then Kafka stopped: admission answers 503 UNAVAILABLE,
  * never a 202 it could not stand behind, and readiness goes down; after MySQL returns, everything works again by
- * itself. Redis's answer held back (a proxy in front of it too): the 503 says the outcome is unknown, never that
+ * itself. MySQL silent (connections open, no reply ever): a request that was waiting on MySQL answers 503 after the
+ * socket time-out instead of hanging, and the health probe's deadline notices it. Redis's answer held back (a proxy in front of it too): the 503 says the outcome is unknown, never that
  * nothing was accepted, and the retry tells.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -38,6 +49,7 @@ class BackendOutageTest {
     private static EmbeddedKafkaKraftBroker kafka;
     private static ConfigurableApplicationContext api;
     private static WebTestClient http;
+    private static String baseUrl;
 
     @BeforeAll
     static void start() throws Exception {
@@ -68,8 +80,9 @@ class BackendOutageTest {
                         .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
                         .toArray(String[]::new));
         int port = ((WebServerApplicationContext) api).getWebServer().getPort();
+        baseUrl = "http://127.0.0.1:" + port;
         http = WebTestClient.bindToServer()
-                .baseUrl("http://127.0.0.1:" + port)
+                .baseUrl(baseUrl)
                 .responseTimeout(Duration.ofSeconds(20))
                 .build();
     }
@@ -96,6 +109,9 @@ class BackendOutageTest {
     @Order(1)
     void shouldSayTheOutcomeIsUnknownWhenRedisRanTheScriptButItsAnswerTimedOut() {
         long id = createCoupon("Lost answer");
+        // Redis then knows the script: on a fresh server the first EVALSHA gets NOSCRIPT, and with that reply held
+        // back the script would never run, which is another case than the one tested here
+        ask(id, "first").expectStatus().isAccepted();
         redis.holdReplies(); // Redis runs the script, its answer never comes back in time
         try {
             ask(id, "lost-answer")
@@ -117,7 +133,7 @@ class BackendOutageTest {
                 .isOk()
                 .expectBody()
                 .jsonPath("$.position")
-                .isEqualTo(1);
+                .isEqualTo(2);
         ask(id, "next").expectStatus().isAccepted();
     }
 
@@ -148,7 +164,76 @@ class BackendOutageTest {
     }
 
     @Test
-    @Order(2) // last: it stops the broker
+    @Order(2)
+    void shouldNoticeASilentMySqlAndAnswerEveryRequestInsteadOfHangingThenRecover() throws Exception {
+        long id = createCoupon("Silent MySQL");
+        ask(id, "before-silence").expectStatus().isAccepted();
+
+        // Members reading their wallets without pause: the pool's connections are busy, so some queries are on the
+        // wire when the network goes silent. Only a socket time-out ends those; the pool's checks do not see them.
+        var client = HttpClient.newHttpClient();
+        var request = HttpRequest.newBuilder(URI.create(baseUrl + "/api/v1/me/coupons"))
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("before-silence"))
+                .timeout(Duration.ofSeconds(60))
+                .build();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLongArray askedAt = new AtomicLongArray(8); // 0 when the reader is not waiting for an answer
+        Set<Integer> answers = ConcurrentHashMap.newKeySet();
+        List<Thread> readers = new ArrayList<>();
+        for (int i = 0; i < askedAt.length(); i++) {
+            int reader = i;
+            readers.add(Thread.ofVirtual().start(() -> {
+                while (!stop.get()) {
+                    askedAt.set(reader, System.nanoTime());
+                    try {
+                        answers.add(client.send(request, HttpResponse.BodyHandlers.discarding())
+                                .statusCode());
+                    } catch (Exception e) {
+                        answers.add(-1);
+                    }
+                    askedAt.set(reader, 0);
+                }
+            }));
+        }
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> answers.contains(200));
+            mysql.holdReplies(); // connections stay open, MySQL's answers never arrive: a silent network failure
+            long silentSince = System.nanoTime();
+            // every request that was waiting on MySQL when it went silent gets its answer (the socket time-out)
+            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+                for (int i = 0; i < askedAt.length(); i++) {
+                    long asked = askedAt.get(i);
+                    assertThat(asked == 0 || asked - silentSince > 0)
+                            .as("reader %d still waits for an answer it asked before the silence", i)
+                            .isTrue();
+                }
+            });
+            assertThat(answers).contains(503).doesNotContain(-1, 500);
+            // the health probe's deadline notices it too: admission fails closed
+            await().atMost(Duration.ofSeconds(10)).until(() -> status(id, "during-silence") == 503);
+            http.get()
+                    .uri("/actuator/health/readiness")
+                    .exchange()
+                    .expectStatus()
+                    .isEqualTo(503);
+        } finally {
+            mysql.releaseReplies();
+            stop.set(true);
+            for (Thread reader : readers) {
+                reader.join(Duration.ofSeconds(70));
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> status(id, "after-silence") == 202);
+        http.get()
+                .uri("/api/v1/me/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("before-silence"))
+                .exchange()
+                .expectStatus()
+                .isOk();
+    }
+
+    @Test
+    @Order(3) // last: it stops the broker
     void shouldAnswer503AndRecoverWhenMySqlAndThenKafkaGoDown() throws Exception {
         long id = createCoupon("Outage");
         ask(id, "before").expectStatus().isAccepted();
@@ -176,6 +261,8 @@ class BackendOutageTest {
                         == 200);
 
         kafka.destroy();
+        // the contract's 503 (nothing accepted that could not be published), and readiness agrees
         await().atMost(Duration.ofSeconds(15)).until(() -> status(id, "during-kafka") == 503);
+        http.get().uri("/actuator/health/readiness").exchange().expectStatus().isEqualTo(503);
     }
 }
