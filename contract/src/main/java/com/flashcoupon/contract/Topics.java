@@ -1,5 +1,7 @@
 package com.flashcoupon.contract;
 
+import java.util.Map;
+
 /** Kafka topics of the pipeline: the one place their names are defined. */
 public final class Topics {
 
@@ -13,6 +15,19 @@ public final class Topics {
     public static final String ISSUE_REQUESTED_DEAD_LETTER = "coupon.issue.requested.dlt";
 
     private Topics() {}
+
+    /**
+     * The configuration of a topic the apps create with this replication factor: {@code min.insync.replicas} is one
+     * less (at least 1). With the producers' {@code acks=all}, an acknowledged record is then on every in-sync replica
+     * and on at least two brokers once the factor is 3, so one broker that dies with its disk loses nothing; and the
+     * topic stays writable while one broker is down. With a factor of 1 (local runs) it is the broker's default.
+     */
+    public static Map<String, String> configs(int replicationFactor) {
+        if (replicationFactor < 1) {
+            throw new IllegalArgumentException("a replication factor is at least 1, not " + replicationFactor);
+        }
+        return Map.of("min.insync.replicas", Integer.toString(Math.max(1, replicationFactor - 1)));
+    }
 
     /** The record key of both topics: the coupon id, so that one coupon's records (and so each member's) stay ordered. */
     public static String key(long couponId) {

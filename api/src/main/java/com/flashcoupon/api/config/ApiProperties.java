@@ -78,6 +78,11 @@ public record ApiProperties(
      */
     public record Metrics(@DefaultValue("") String requireRole) {}
 
-    /** Partitions of the topics this app creates when they are missing. */
-    public record Kafka(@DefaultValue("3") @Min(1) int topicPartitions) {}
+    /**
+     * The topics this app creates when they are missing: partitions, and replicas of each ({@code
+     * COUPON_KAFKA_REPLICATION_FACTOR}, 3 on a cluster of brokers; {@code min.insync.replicas} is one less).
+     */
+    public record Kafka(
+            @DefaultValue("3") @Min(1) int topicPartitions,
+            @DefaultValue("1") @Min(1) @Max(32) int replicationFactor) {}
 }

@@ -13,12 +13,15 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -45,6 +48,12 @@ class Drainer {
 
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
+
+    private static final RedisScript<Long> RENEW =
+            RedisScript.of(LuaScripts.text("scripts/drain_renew.lua"), Long.class);
+
+    /** The longest wait for Kafka's acknowledgement of a batch: the producer's {@code delivery.timeout.ms}. */
+    static final Duration ACK_WAIT = Duration.ofSeconds(30);
 
     private final StringRedisTemplate redis;
     private final KafkaTemplate<String, Object> kafka;
@@ -160,14 +169,7 @@ class Drainer {
                     couponId, entry.getValue(), entry.getScore().longValue(), now);
             acks.add(kafka.send(Topics.ISSUE_REQUESTED, Topics.key(couponId), request));
         }
-        try {
-            CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while publishing", e);
-        } catch (Exception e) {
-            throw new IllegalStateException("Kafka did not acknowledge the batch; it will be published again", e);
-        }
+        awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));
         hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
         long next = cursor + entries.size();
         Long moved = redis.execute(
@@ -182,5 +184,42 @@ class Drainer {
             throw new IllegalStateException("lost the drain lease");
         }
         coupons.recordPublished(couponId, base + next);
+    }
+
+    /**
+     * Waits for Kafka to acknowledge the whole batch, at most {@link #ACK_WAIT}, and renews this instance's lease every
+     * third of its time-to-live meanwhile. A lease shorter than the wait would otherwise expire while a slow broker
+     * holds the batch, another instance would claim the coupon and publish the same batch again (and again, for as
+     * long as the broker stays slow). If the lease is lost anyway (Redis unreachable for longer than its
+     * time-to-live), the batch is given up: the cursor stays, and whoever owns the coupon publishes it again.
+     */
+    private void awaitAcknowledged(long couponId, CompletableFuture<Void> acknowledged) {
+        long renewEvery = Math.max(1, settings.leaseTtl().toMillis() / 3);
+        long deadline = System.nanoTime() + ACK_WAIT.toNanos();
+        while (true) {
+            try {
+                acknowledged.get(renewEvery, TimeUnit.MILLISECONDS);
+                return;
+            } catch (TimeoutException stillWaiting) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new IllegalStateException(
+                            "Kafka did not acknowledge the batch within " + ACK_WAIT + "; it will be published again");
+                }
+                Long renewed = redis.execute(
+                        RENEW,
+                        List.of(CouponKeys.lease(couponId)),
+                        owner,
+                        Long.toString(settings.leaseTtl().toMillis()));
+                if (renewed == null || renewed == 0) {
+                    throw new IllegalStateException("lost the drain lease while waiting for Kafka's acknowledgement");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while publishing", e);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(
+                        "Kafka did not acknowledge the batch; it will be published again", e.getCause());
+            }
+        }
     }
 }

@@ -1,12 +1,10 @@
 package com.flashcoupon.api.status;
 
-import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.Topics;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -15,7 +13,6 @@ import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.kafka.config.TopicBuilder;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
 import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
 import org.springframework.kafka.listener.ContainerProperties;
@@ -37,14 +34,6 @@ class LiveResultsConfig {
     private static final JsonMapper JSON = JsonMapper.builder()
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .build();
-
-    @Bean
-    NewTopic issueResultTopic(ApiProperties properties) {
-        return TopicBuilder.name(Topics.ISSUE_RESULT)
-                .partitions(properties.kafka().topicPartitions())
-                .replicas(1)
-                .build();
-    }
 
     @Bean
     ConcurrentMessageListenerContainer<String, String> liveResultsContainer(

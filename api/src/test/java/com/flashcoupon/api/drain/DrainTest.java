@@ -7,9 +7,11 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.CrashAfterPublish;
 import com.flashcoupon.api.support.RequestedRecords;
+import com.flashcoupon.api.support.SlowAcks;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.LuaScripts;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.http.MediaType;
 
 /** The drainer against the real Redis and an in-process KRaft broker. */
@@ -149,5 +152,30 @@ class DrainTest extends ApiTestBase {
                 .collect(Collectors.toMap(IssueRequested::sequence, Function.identity(), (a, b) -> a));
         assertThat(bySequence).hasSize(300);
         assertThat(Collections.max(bySequence.keySet())).isEqualTo(300);
+    }
+
+    @Test
+    void shouldKeepTheLeaseWhileKafkaIsSlowToAcknowledgeSoNoOtherInstancePublishesTheBatchAgain() throws Exception {
+        long id = createCoupon(10, 1_000);
+        SlowAcks.holdFor(Duration.ofSeconds(10)); // twice the 5 s lease
+        admit(id, 3);
+        await().atMost(Duration.ofSeconds(5)).until(() -> redis.hasKey(CouponKeys.lease(id)));
+
+        // past the lease's time-to-live, the batch still unacknowledged: another instance tries to take the coupon
+        Thread.sleep(6_000);
+        assertThat(cursor(id))
+                .as("the drainer still waits for the acknowledgement")
+                .isZero();
+        List<?> claim = redis.execute(
+                RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class),
+                List.of(CouponKeys.lease(id), CouponKeys.meta(id), CouponKeys.queue(id), CouponKeys.cursor(id)),
+                "another-instance",
+                "5000");
+        assertThat(((Number) claim.get(0)).longValue())
+                .as("the lease was renewed while the batch waited")
+                .isZero();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> cursor(id) == 3);
+        assertThat(records.of(id)).extracting(IssueRequested::sequence).containsExactly(1L, 2L, 3L);
     }
 }

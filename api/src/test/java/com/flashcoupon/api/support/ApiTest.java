@@ -23,7 +23,9 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
             "coupon.live.heartbeat=2s",
             // the rate limits have their own tests; these drive many requests from one address and member
             "coupon.ratelimit.member-per-second=0",
-            "coupon.ratelimit.address-per-second=0"
+            "coupon.ratelimit.address-per-second=0",
+            // idle unless a test holds the broker's acknowledgements back
+            "spring.kafka.producer.properties.interceptor.classes=com.flashcoupon.api.support.SlowAcks"
         })
 @EmbeddedKafka(partitions = 3)
 @AutoConfigureWebTestClient

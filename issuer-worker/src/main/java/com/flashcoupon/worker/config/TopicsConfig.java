@@ -31,7 +31,8 @@ class TopicsConfig {
     private static NewTopic topic(String name, WorkerProperties worker) {
         return TopicBuilder.name(name)
                 .partitions(worker.topicPartitions())
-                .replicas(1)
+                .replicas(worker.topicReplicationFactor())
+                .configs(Topics.configs(worker.topicReplicationFactor()))
                 .build();
     }
 }

@@ -18,6 +18,8 @@ import org.springframework.validation.annotation.Validated;
  * @param maxBatch records per poll ({@code max.poll.records}); one batch is one round of MySQL transactions
  * @param concurrency consumer threads of this instance (useful up to the number of partitions)
  * @param topicPartitions partitions of the topics the worker creates at start
+ * @param topicReplicationFactor replicas of each partition of those topics ({@code COUPON_KAFKA_REPLICATION_FACTOR}, 3
+ *     on a cluster); {@code min.insync.replicas} is one less
  * @param resultAckTimeout how long to wait for the broker to acknowledge a batch's result events
  * @param retry back-off for records that can never be processed and for outages
  */
@@ -28,6 +30,7 @@ public record WorkerProperties(
         @DefaultValue("1000") @Min(1) @Max(10_000) int maxBatch,
         @DefaultValue("1") @Min(1) @Max(64) int concurrency,
         @DefaultValue("3") @Min(1) @Max(1000) int topicPartitions,
+        @DefaultValue("1") @Min(1) @Max(32) int topicReplicationFactor,
         @DefaultValue("30s") @NotNull Duration resultAckTimeout,
         @DefaultValue @Valid @NotNull Retry retry) {
 
