@@ -14,7 +14,8 @@ import org.springframework.validation.annotation.Validated;
  * Everything the worker can be tuned with, under {@code coupon.worker}. Each property also binds from the environment
  * by Spring's relaxed rules, e.g. {@code COUPON_WORKER_MAX_WRITES_PER_SECOND}.
  *
- * @param maxWritesPerSecond wallet writes per second this instance allows itself (a Bucket4j bucket)
+ * @param maxWritesPerSecond wallet writes per second that all worker instances together allow themselves (one Bucket4j
+ *     bucket shared through Redis), whatever the number of instances
  * @param maxBatch records per poll ({@code max.poll.records}); one batch is one round of MySQL transactions
  * @param concurrency consumer threads of this instance (useful up to the number of partitions)
  * @param topicPartitions partitions of the topics the worker creates at start

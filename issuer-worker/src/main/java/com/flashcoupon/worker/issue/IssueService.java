@@ -2,7 +2,6 @@ package com.flashcoupon.worker.issue;
 
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.IssueResult;
-import com.flashcoupon.worker.config.WorkerProperties;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,12 +39,12 @@ class IssueService {
             ResultStore store,
             ResultPublisher publisher,
             IssueMetrics metrics,
-            WorkerProperties worker) {
+            WriteThrottle throttle) {
         this.issuer = issuer;
         this.store = store;
         this.publisher = publisher;
         this.metrics = metrics;
-        this.throttle = new WriteThrottle(worker.maxWritesPerSecond());
+        this.throttle = throttle;
     }
 
     void issue(List<ConsumerRecord<String, IssueRequested>> records) {
