@@ -52,6 +52,7 @@ final class Stack implements AutoCloseable {
     final StringRedisTemplate redis;
     final ConfigurableApplicationContext api;
     private final Map<String, Object> workerSettings;
+    private final Map<String, Object> apiSettings;
     ConfigurableApplicationContext worker;
 
     Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides) {
@@ -76,7 +77,7 @@ final class Stack implements AutoCloseable {
         workerSettings.putAll(workerOverrides);
         startWorker();
 
-        Map<String, Object> apiSettings = new HashMap<>(common);
+        apiSettings = new HashMap<>(common);
         apiSettings.putAll(ApiApplication.DEFAULTS);
         apiSettings.put("coupon.jwt.secret", JWT_SECRET);
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
@@ -87,6 +88,16 @@ final class Stack implements AutoCloseable {
 
     void startWorker() {
         worker = new SpringApplicationBuilder(IssuerWorkerApplication.class).run(arguments(workerSettings));
+    }
+
+    /** One more api instance on the same servers, as a second replica behind a load balancer; the caller closes it. */
+    ConfigurableApplicationContext startAnotherApi() {
+        return new SpringApplicationBuilder(ApiApplication.class).run(arguments(apiSettings));
+    }
+
+    /** One more worker in the same consumer group; the caller closes it. */
+    ConfigurableApplicationContext startAnotherWorker() {
+        return new SpringApplicationBuilder(IssuerWorkerApplication.class).run(arguments(workerSettings));
     }
 
     /** Creates an event open since five seconds ago, through the admin API; returns its id. */
@@ -154,8 +165,12 @@ final class Stack implements AutoCloseable {
     }
 
     String apiUrl() {
+        return urlOf(api);
+    }
+
+    static String urlOf(ConfigurableApplicationContext app) {
         return "http://127.0.0.1:"
-                + ((WebServerApplicationContext) api).getWebServer().getPort();
+                + ((WebServerApplicationContext) app).getWebServer().getPort();
     }
 
     @Override

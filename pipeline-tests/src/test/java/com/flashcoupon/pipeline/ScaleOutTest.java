@@ -1,0 +1,155 @@
+package com.flashcoupon.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.Topics;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.util.ReflectionTestUtils;
+
+/**
+ * Two api instances and two workers against one event, each member's request landing on either instance as a load
+ * balancer would send it: exactly one drainer per coupon at a time (no request published twice, though both instances
+ * try every tick), one outcome per accepted member, the invariants. Then the instance that drains an event stops in
+ * the middle, and the other takes the event over within two lease periods.
+ */
+class ScaleOutTest {
+
+    private static final int DRAIN_BATCH = 50;
+
+    private static Stack stack;
+    private static ConfigurableApplicationContext secondApi;
+    private static ConfigurableApplicationContext secondWorker;
+
+    @BeforeAll
+    static void start() {
+        stack = new Stack(
+                Map.of("coupon.drain.max-batch", Integer.toString(DRAIN_BATCH)),
+                Map.of("coupon.worker.max-writes-per-second", "2000"));
+        secondApi = stack.startAnotherApi();
+        secondWorker = stack.startAnotherWorker();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (secondApi != null) {
+            secondApi.close();
+        }
+        if (secondWorker != null) {
+            secondWorker.close();
+        }
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    void shouldPublishEachAcceptedRequestOnceAndIssueItOnceWithTwoApisAndTwoWorkers() {
+        long couponId = stack.createCoupon("Scale-out", 600, 300);
+        Set<String> accepted = crowdOnBothInstances(couponId, "scale", 1_500);
+        assertThat(accepted).hasSize(600);
+
+        awaitSettled(couponId, accepted);
+        Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
+        assertThat(stack.walletCount(couponId)).isEqualTo(600);
+        assertThat(publications(couponId))
+                .as("every accepted request published exactly once: one drainer per coupon at a time")
+                .hasSize(600)
+                .allSatisfy((member, times) -> assertThat(times).as(member).isEqualTo(1));
+    }
+
+    @Test
+    void shouldHandTheEventToTheOtherInstanceWhenItsDrainerStops() {
+        long couponId = stack.createCoupon("Takeover", 400, 100); // four seconds of draining
+        Set<String> accepted = crowdOnBothInstances(couponId, "takeover", 400);
+        assertThat(accepted).hasSize(400);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(couponId) > 0);
+        String owner = stack.redis.opsForValue().get(CouponKeys.lease(couponId));
+        ConfigurableApplicationContext draining = ownerOf(stack.api).equals(owner) ? stack.api : secondApi;
+        long cursorAtStop = cursor(couponId);
+        long stopped = System.nanoTime();
+        draining.close();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(couponId) > cursorAtStop);
+        System.out.printf(
+                "SCALE-OUT the other instance moved the cursor %d ms after the draining one stopped (lease 5 s)%n",
+                Duration.ofNanos(System.nanoTime() - stopped).toMillis());
+        awaitSettled(couponId, accepted);
+        Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
+        assertThat(stack.walletCount(couponId)).isEqualTo(400);
+    }
+
+    /** Half the members ask the first instance, half the second, at the same time; returns the members told 202. */
+    private static Set<String> crowdOnBothInstances(long couponId, String prefix, int size) {
+        List<String> members = Crowd.members(prefix, size);
+        var first = CompletableFuture.supplyAsync(
+                () -> Crowd.ask(stack.apiUrl(), couponId, members.subList(0, size / 2), 0, 32));
+        var second = CompletableFuture.supplyAsync(
+                () -> Crowd.ask(Stack.urlOf(secondApi), couponId, members.subList(size / 2, size), 0, 32));
+        List<Crowd.Answer> answers =
+                Stream.of(first.join(), second.join()).flatMap(List::stream).toList();
+        assertThat(Crowd.countByStatus(answers).keySet()).isSubsetOf(202, 409);
+        return answers.stream()
+                .filter(answer -> answer.status() == 202)
+                .map(Crowd.Answer::memberId)
+                .collect(Collectors.toSet());
+    }
+
+    private static void awaitSettled(long couponId, Set<String> accepted) {
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> stack.walletCount(couponId) + stack.failureCount(couponId) >= accepted.size());
+    }
+
+    private static long cursor(long couponId) {
+        String value = stack.redis.opsForValue().get(CouponKeys.cursor(couponId));
+        return value == null ? 0 : Long.parseLong(value);
+    }
+
+    private static String ownerOf(ConfigurableApplicationContext api) {
+        return (String) ReflectionTestUtils.getField(api.getBean("drainer"), "owner");
+    }
+
+    /** How many times each member's request of this coupon was published to Kafka, read from the topic itself. */
+    private static Map<String, Integer> publications(long couponId) {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.getBrokersAsString(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        Map<String, Integer> times = new HashMap<>();
+        try (var consumer = new KafkaConsumer<String, String>(config)) {
+            List<TopicPartition> partitions = consumer.partitionsFor(Topics.ISSUE_REQUESTED).stream()
+                    .map(info -> new TopicPartition(info.topic(), info.partition()))
+                    .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(partition -> consumer.position(partition) < ends.get(partition))) {
+                for (var record : consumer.poll(Duration.ofMillis(500))) {
+                    if (record.key().equals(Topics.key(couponId))) {
+                        String member = record.value().replaceAll(".*\"memberId\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+                        times.merge(member, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        return times;
+    }
+}
