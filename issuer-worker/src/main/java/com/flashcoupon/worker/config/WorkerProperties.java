@@ -19,6 +19,13 @@ import org.springframework.validation.annotation.Validated;
  * @param concurrency consumer threads of this instance (useful up to the number of partitions)
  * @param topicPartitions partitions of the topics the worker creates at start
  * @param resultAckTimeout how long to wait for the broker to acknowledge a batch's result events
+ * @param instanceId this instance's static membership in the consumer group ({@code group.instance.id}, each consumer
+ *     thread gets a suffix {@code -0}, {@code -1}, ...): a worker restarted under the same id gets its partitions back
+ *     at once instead of after {@code sessionTimeout}. Empty (the default): dynamic membership, always safe. Never give
+ *     two running workers the same id: the broker fences the older one. bin/up sets host name and port.
+ * @param sessionTimeout how long the group waits for a silent consumer ({@code session.timeout.ms}) before its
+ *     partitions go to the others (dynamic members: also before a restarted worker gets them back). Kafka's default is
+ *     45 s; at least the broker's {@code group.min.session.timeout.ms} (6 s by default)
  * @param retry back-off for records that can never be processed and for outages
  */
 @Validated
@@ -29,6 +36,8 @@ public record WorkerProperties(
         @DefaultValue("1") @Min(1) @Max(64) int concurrency,
         @DefaultValue("3") @Min(1) @Max(1000) int topicPartitions,
         @DefaultValue("30s") @NotNull Duration resultAckTimeout,
+        @DefaultValue("") @NotNull String instanceId,
+        @DefaultValue("10s") @NotNull Duration sessionTimeout,
         @DefaultValue @Valid @NotNull Retry retry) {
 
     /**
