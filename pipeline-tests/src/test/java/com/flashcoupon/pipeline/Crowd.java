@@ -9,13 +9,17 @@ import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
 /** Many members asking for one coupon at once, over real HTTP, with pre-signed tokens. */
 final class Crowd {
 
-    /** One answer: who asked and the status code they got. */
+    /** The status of a request that got no HTTP answer at all (connection refused or reset: the api was killed). */
+    static final int NO_ANSWER = 0;
+
+    /** One answer: who asked and the status code they got ({@link #NO_ANSWER} for none). */
     record Answer(String memberId, int status) {}
 
     private Crowd() {}
@@ -45,7 +49,8 @@ final class Crowd {
                                     .responseSingle((response, body) -> body.asString()
                                             .defaultIfEmpty("")
                                             .map(text -> new Answer(
-                                                    member, response.status().code()))),
+                                                    member, response.status().code())))
+                                    .onErrorResume(noAnswer -> Mono.just(new Answer(member, NO_ANSWER))),
                             concurrency)
                     .collectList()
                     .block(Duration.ofMinutes(3));
