@@ -10,14 +10,16 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
  * The end of every fault scenario: waits until each member told "accepted" has an outcome in MySQL (a wallet or a
  * failure row), records one row of the fault table (appended to {@code target/fault-suite.md} and printed with the
  * prefix {@code FAULT-SUMMARY}, whether or not the scenario passes), then asserts that nothing was lost, duplicated or
- * over-issued and that the five invariants hold.
+ * over-issued and that the five invariants hold; and that every accepted member's status says how it ended.
  */
 final class FaultReport {
 
@@ -103,6 +105,26 @@ final class FaultReport {
         assertThat(row.overIssue()).as("wallets beyond the stock").isZero();
         Invariants.check(jdbc, couponId, accepted, FaultStack.DRAIN_BATCH);
         return row;
+    }
+
+    /**
+     * Every member told "accepted" is told the end as well: their status resource says ISSUED or FAILED (the worker
+     * records it in Redis after MySQL, so it may trail the rows by a moment; a fault between the two must not leave
+     * anyone WAITING for good).
+     */
+    static void assertEveryoneTold(String apiUrl, long couponId, Set<String> accepted) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Map<String, String> notDecided;
+        do {
+            notDecided = new TreeMap<>(Crowd.statuses(apiUrl, couponId, accepted, 32));
+            notDecided.values().removeIf(status -> status.equals("ISSUED") || status.equals("FAILED"));
+            if (notDecided.isEmpty()) {
+                return;
+            }
+            Thread.sleep(1_000);
+        } while (System.nanoTime() < deadline);
+        throw new AssertionError(notDecided.size() + " accepted members are not told ISSUED or FAILED, e.g. "
+                + notDecided.entrySet().stream().limit(5).toList());
     }
 
     private static Set<String> decided(JdbcClient jdbc, long couponId, Set<String> accepted) {

@@ -93,6 +93,7 @@ class FaultSuiteTest {
                 accepted,
                 injectedAt,
                 "both dead-lettered");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
         assertThat(deadLetters())
                 .as("both poison records on the dead-letter topic")
                 .contains(
@@ -118,6 +119,7 @@ class FaultSuiteTest {
                 .as("no wallet written while MySQL was unreachable")
                 .isLessThanOrEqualTo(FaultStack.DRAIN_BATCH);
         FaultReport.settleAndCheck(stack.jdbc, "MySQL cut 10 s (TCP proxy)", couponId, accepted, restoredAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
     @Test
@@ -135,6 +137,7 @@ class FaultSuiteTest {
         Set<String> accepted = stack.accepted(couponId, crowd.get());
         FaultReport.settleAndCheck(
                 stack.jdbc, "Kafka broker kill -9, back after 10 s", couponId, accepted, restartedAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
     @Test
@@ -158,6 +161,7 @@ class FaultSuiteTest {
                 accepted,
                 restartedAt,
                 Crowd.countByStatus(answers).getOrDefault(503, 0L) + " answered 503 during the outage");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
     @Test
@@ -200,6 +204,7 @@ class FaultSuiteTest {
                                 ? ""
                                 : String.format(
                                         Locale.ROOT, " (%.1f s after it was ready)", (firstWalletAt - readyAt) / 1e9)));
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
     @Test
@@ -224,6 +229,7 @@ class FaultSuiteTest {
                 accepted,
                 restartedAt,
                 Crowd.countByStatus(answers).getOrDefault(Crowd.NO_ANSWER, 0L) + " requests got no answer");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
         assertThat(Crowd.countByStatus(answers))
                 .as("the kill overlapped the crowd")
                 .containsKey(Crowd.NO_ANSWER);
@@ -240,8 +246,8 @@ class FaultSuiteTest {
         Thread.sleep(2_000);
         stack.worker.kill();
         Thread.sleep(2_000);
-        // restarted during the outage, as an orchestrator would: it cannot start without MySQL (its migrations) and is
-        // started again until it can
+        // restarted during the outage, as an orchestrator would, and started again whenever it exits (its migrations
+        // need MySQL; it waits for a connection up to Hikari's 30 s)
         int starts = 0;
         long restoreAt = System.nanoTime() + OUTAGE.minusSeconds(4).toNanos();
         long restoredAt = 0;
@@ -269,6 +275,7 @@ class FaultSuiteTest {
                 accepted,
                 restoredAt,
                 "worker started " + starts + " time(s) until MySQL was back");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
     private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
