@@ -108,7 +108,7 @@ fc_start_app() {
   # partitions back at once instead of after the session timeout.
   local instance=()
   [[ $name == worker ]] &&
-    instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-$(hostname)-$FC_APP_PORT}")
+    instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-${HOSTNAME:-local}-$FC_APP_PORT}")
   (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
     env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" \
     "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" -jar "$FC_APP_JAR")
