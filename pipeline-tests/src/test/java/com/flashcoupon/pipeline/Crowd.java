@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -33,6 +34,12 @@ final class Crowd {
      * flight.
      */
     static List<Answer> ask(String apiUrl, long couponId, List<String> members, int twice, int concurrency) {
+        return ask(apiUrl, couponId, members, twice, concurrency, new AtomicInteger());
+    }
+
+    /** The same, counting the answers in {@code answered} as they arrive, so that a test can act mid-crowd. */
+    static List<Answer> ask(
+            String apiUrl, long couponId, List<String> members, int twice, int concurrency, AtomicInteger answered) {
         List<String> requests = new ArrayList<>(members);
         requests.addAll(members.subList(0, twice));
         Collections.shuffle(requests, new Random(couponId));
@@ -56,6 +63,7 @@ final class Crowd {
                                                     member, response.status().code())))
                                     .onErrorResume(noAnswer -> Mono.just(new Answer(member, NO_ANSWER))),
                             concurrency)
+                    .doOnNext(answer -> answered.incrementAndGet())
                     .collectList()
                     .block(Duration.ofMinutes(3));
         } finally {

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -211,11 +212,18 @@ class FaultSuiteTest {
     @Order(6)
     void shouldLoseNothingWhenTheApiIsKilledMidCrowdWithABatchInFlight() throws Exception {
         long couponId = stack.createCoupon("Kill api", STOCK, RATE);
-        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "api");
-        // the drainer is publishing: the first wallets exist, more admitted requests wait in Redis
-        awaitWallets(couponId, 1);
+        List<String> members = Crowd.members("api", CROWD);
+        var answered = new AtomicInteger();
+        CompletableFuture<List<Crowd.Answer>> crowd =
+                CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32, answered));
+        // a third of the crowd answered: admissions go on, and the drainer, paced at 150/s, has batches to publish
+        // for seconds to come (one in flight every 100 ms tick)
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> answered.get() >= CROWD / 3);
 
         stack.api.kill();
+        long atKill = stack.walletCount(couponId);
         List<Crowd.Answer> answers = crowd.get();
         long restartedAt = System.nanoTime();
         stack.api.start();
@@ -228,7 +236,9 @@ class FaultSuiteTest {
                 couponId,
                 accepted,
                 restartedAt,
-                Crowd.countByStatus(answers).getOrDefault(Crowd.NO_ANSWER, 0L) + " requests got no answer");
+                "killed at " + atKill + " wallets; "
+                        + Crowd.countByStatus(answers).getOrDefault(Crowd.NO_ANSWER, 0L)
+                        + " requests got no answer");
         FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
         assertThat(Crowd.countByStatus(answers))
                 .as("the kill overlapped the crowd")
