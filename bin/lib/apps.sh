@@ -103,9 +103,14 @@ fc_start_app() {
   [[ -f $FC_APP_LOG ]] && mv -f "$FC_APP_LOG" "$FC_APP_LOG.1"
   fc_info "$name: starting ${FC_APP_JAR#"$FC_ROOT"/} on port $FC_APP_PORT (log .run/logs/$name.log)"
   # The apps read their settings from the COUPON_* variables exported by env.sh; the port is also given to Spring
-  # directly, so it holds whatever the app's own defaults say.
+  # directly, so it holds whatever the app's own defaults say. The worker joins its consumer group as a static member
+  # named after this machine and its port (unique while it runs, the same after a restart): a restarted worker gets its
+  # partitions back at once instead of after the session timeout.
+  local instance=()
+  [[ $name == worker ]] &&
+    instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-${HOSTNAME:-local}-$FC_APP_PORT}")
   (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
-    env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" \
+    env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" \
     "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" -jar "$FC_APP_JAR")
 }
 

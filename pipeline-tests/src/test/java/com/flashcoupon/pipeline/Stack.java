@@ -102,7 +102,12 @@ final class Stack implements AutoCloseable {
 
     /** Creates an event open since five seconds ago, through the admin API; returns its id. */
     long createCoupon(String name, int quantity, int ratePerSecond) {
-        Map<?, ?> body = http().post()
+        return createCoupon(http(), name, quantity, ratePerSecond);
+    }
+
+    /** Creates an event open since five seconds ago, through the admin API of the api that {@code http} calls. */
+    static long createCoupon(WebTestClient http, String name, int quantity, int ratePerSecond) {
+        Map<?, ?> body = http.post()
                 .uri("/admin/v1/coupons")
                 .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
                 .contentType(org.springframework.http.MediaType.APPLICATION_JSON)

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.ApiApplication;
-import com.flashcoupon.api.support.TcpProxy;
 import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.db.TcpProxy;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

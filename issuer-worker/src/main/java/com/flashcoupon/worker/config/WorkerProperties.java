@@ -22,6 +22,13 @@ import org.springframework.validation.annotation.Validated;
  * @param topicReplicationFactor replicas of each partition of those topics ({@code COUPON_KAFKA_REPLICATION_FACTOR}, 3
  *     on a cluster); {@code min.insync.replicas} is one less
  * @param resultAckTimeout how long to wait for the broker to acknowledge a batch's result events
+ * @param instanceId this instance's static membership in the consumer group ({@code group.instance.id}, each consumer
+ *     thread gets a suffix {@code -0}, {@code -1}, ...): a worker restarted under the same id gets its partitions back
+ *     at once instead of after {@code sessionTimeout}. Empty (the default): dynamic membership, always safe. Never give
+ *     two running workers the same id: the broker fences the older one. bin/up sets host name and port.
+ * @param sessionTimeout how long the group waits for a silent consumer ({@code session.timeout.ms}) before its
+ *     partitions go to the others (dynamic members: also before a restarted worker gets them back). Kafka's default is
+ *     45 s; at least the broker's {@code group.min.session.timeout.ms} (6 s by default)
  * @param retry back-off for records that can never be processed and for outages
  */
 @Validated
@@ -33,6 +40,8 @@ public record WorkerProperties(
         @DefaultValue("3") @Min(1) @Max(1000) int topicPartitions,
         @DefaultValue("1") @Min(1) @Max(32) int topicReplicationFactor,
         @DefaultValue("30s") @NotNull Duration resultAckTimeout,
+        @DefaultValue("") @NotNull String instanceId,
+        @DefaultValue("10s") @NotNull Duration sessionTimeout,
         @DefaultValue @Valid @NotNull Retry retry) {
 
     /**

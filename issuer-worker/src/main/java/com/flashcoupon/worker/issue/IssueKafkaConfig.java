@@ -3,6 +3,7 @@ package com.flashcoupon.worker.issue;
 import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.worker.config.WorkerProperties;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -31,13 +32,27 @@ import org.springframework.util.backoff.FixedBackOff;
 @Configuration(proxyBeanMethods = false)
 class IssueKafkaConfig {
 
+    /**
+     * Batch size, manual commits, and how fast a lost or restarted worker's partitions move: Kafka's default session
+     * timeout (45 s) stopped issuance for that long after a worker was killed and restarted; a shorter one bounds it,
+     * and static membership ({@code instance-id}) hands a restarted worker its partitions back without waiting at all.
+     */
     @Bean
     DefaultKafkaConsumerFactoryCustomizer maxBatchCustomizer(WorkerProperties worker) {
-        return factory -> factory.updateConfigs(Map.of(
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                worker.maxBatch(),
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
-                false));
+        Map<String, Object> configs = new HashMap<>();
+        configs.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, worker.maxBatch());
+        configs.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        configs.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, (int)
+                worker.sessionTimeout().toMillis());
+        // Kafka asks for heartbeats well inside the session: a third of it at most, Kafka's 3 s at most
+        configs.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, (int)
+                Math.min(3_000, worker.sessionTimeout().toMillis() / 3));
+        if (!worker.instanceId().isBlank()) {
+            // Spring Kafka appends each consumer thread's suffix ("-0", "-1", ...)
+            configs.put(
+                    ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, worker.instanceId().strip());
+        }
+        return factory -> factory.updateConfigs(configs);
     }
 
     @Bean

@@ -1,4 +1,4 @@
-package com.flashcoupon.api.support;
+package com.flashcoupon.db;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,8 +10,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP forwarder in front of a real server, which a test can cut (every connection dropped, new ones refused) and
- * restore: a network outage of the real MySQL, without stopping the machine's server.
+ * A TCP forwarder in front of a real server, which a test can cut (every connection dropped, new ones refused: the port
+ * closes, so a connect fails at once as with a server that is down) and restore on the same port: a network outage of
+ * the real MySQL, without stopping the machine's server. Shared by the api's outage tests and the pipeline's fault
+ * suite.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -35,7 +37,11 @@ public final class TcpProxy implements AutoCloseable {
         return port;
     }
 
+    /** Accepts connections again, on the same port (nothing when it already does). */
     public synchronized void restore() throws IOException {
+        if (server != null && !server.isClosed()) {
+            return;
+        }
         var listening = new ServerSocket();
         listening.setReuseAddress(true);
         listening.bind(new InetSocketAddress("127.0.0.1", port));
@@ -56,6 +62,7 @@ public final class TcpProxy implements AutoCloseable {
         holdingReplies = false;
     }
 
+    /** Drops every open connection and refuses new ones until {@link #restore()}. */
     public synchronized void cut() throws IOException {
         server.close();
         for (Socket socket : sockets) {
@@ -68,7 +75,18 @@ public final class TcpProxy implements AutoCloseable {
         while (!listening.isClosed()) {
             try {
                 Socket client = listening.accept();
-                Socket upstream = new Socket(targetHost, targetPort);
+                Socket upstream;
+                try {
+                    upstream = new Socket(targetHost, targetPort);
+                } catch (IOException unreachable) {
+                    client.close(); // this client fails as with a down server; the next one tries again
+                    continue;
+                }
+                if (listening.isClosed()) { // cut() while this one was connecting
+                    client.close();
+                    upstream.close();
+                    return;
+                }
                 sockets.add(client);
                 sockets.add(upstream);
                 Thread.ofVirtual().start(() -> pipe(client, upstream, false));
@@ -101,6 +119,8 @@ public final class TcpProxy implements AutoCloseable {
             } catch (IOException ignored) {
                 // already closed
             }
+            sockets.remove(from);
+            sockets.remove(to);
         }
     }
 

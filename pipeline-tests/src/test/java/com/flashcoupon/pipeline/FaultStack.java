@@ -1,0 +1,209 @@
+package com.flashcoupon.pipeline;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.db.TcpProxy;
+import com.flashcoupon.db.TestDatabase;
+import com.flashcoupon.worker.IssuerWorkerApplication;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * The whole stack with every part a test can break: the api and the issuer worker each as a process of its own (so
+ * that {@code kill -9} is real), a Kafka broker process, a Redis server with AOF {@code always}, and a TCP proxy in
+ * front of the machine's MySQL, all owned by the test. The machine's own Redis and MySQL are never touched: the apps
+ * reach MySQL only through the proxy (a throw-away database), and the test reads MySQL directly.
+ */
+final class FaultStack implements AutoCloseable {
+
+    /** Small drain batches, so that the order invariant (issuance follows admission up to one batch) means something. */
+    static final int DRAIN_BATCH = 100;
+
+    private static final Pattern JDBC_SERVER = Pattern.compile("^jdbc:mysql://([^/:?]+)(?::(\\d+))?/");
+
+    final PrivateRedis redis;
+    final KafkaProcess kafka;
+    final TcpProxy mysql;
+    final TestDatabase database;
+    final JdbcClient jdbc;
+    final ChildJvm api;
+    final ChildJvm worker;
+    private final int apiPort;
+    private final int workerPort;
+    private final HttpClient probe =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    FaultStack() throws Exception {
+        redis = new PrivateRedis();
+        kafka = new KafkaProcess();
+        database = TestDatabase.create();
+        jdbc = JdbcClient.create(new DriverManagerDataSource(database.url(), database.user(), database.password()));
+        Matcher server = JDBC_SERVER.matcher(database.url());
+        if (!server.find()) {
+            throw new IllegalStateException("not a MySQL JDBC URL: " + database.url());
+        }
+        mysql = new TcpProxy(server.group(1), server.group(2) == null ? 3306 : Integer.parseInt(server.group(2)));
+        String proxiedUrl = server.replaceFirst("jdbc:mysql://127.0.0.1:" + mysql.port() + "/");
+
+        Map<String, Object> common = new HashMap<>(database.springProperties());
+        // the clients' reconnect attempts during an outage would fill the logs; joins and assignments stay visible
+        common.put("logging.level.org.apache.kafka", "WARN");
+        common.put("logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "INFO");
+        common.put("spring.datasource.url", proxiedUrl);
+        common.put("spring.data.redis.url", redis.url());
+        common.put("spring.kafka.bootstrap-servers", kafka.bootstrap());
+
+        apiPort = freePort();
+        Map<String, Object> apiSettings = new HashMap<>(common);
+        apiSettings.put("server.port", apiPort);
+        apiSettings.put("coupon.jwt.secret", Stack.JWT_SECRET);
+        apiSettings.put("coupon.ratelimit.member-per-second", "0");
+        apiSettings.put("coupon.ratelimit.address-per-second", "0");
+        apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);
+        apiSettings.put("coupon.drain.tick", "100ms");
+        api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
+
+        workerPort = freePort();
+        Map<String, Object> workerSettings = new HashMap<>(common);
+        workerSettings.put("server.port", workerPort);
+        workerSettings.put("coupon.worker.max-batch", DRAIN_BATCH);
+        // as bin/up and compose run it: a static member of the group, so a restarted worker resumes at once
+        // (-Dfaults.worker-instance-id= and -Dfaults.worker-session-timeout=45s measure the alternatives)
+        workerSettings.put(
+                "coupon.worker.instance-id", System.getProperty("faults.worker-instance-id", "fault-worker"));
+        workerSettings.put("coupon.worker.session-timeout", System.getProperty("faults.worker-session-timeout", "10s"));
+        worker = new ChildJvm(
+                "worker", List.of("-Xmx256m"), IssuerWorkerApplication.class.getName(), arguments(workerSettings));
+
+        // both migrate at start-up; Flyway's lock makes that safe
+        worker.start();
+        api.start();
+        awaitReady(worker, Duration.ofMinutes(3));
+        awaitReady(api, Duration.ofMinutes(3));
+    }
+
+    String apiUrl() {
+        return "http://127.0.0.1:" + apiPort;
+    }
+
+    WebTestClient http() {
+        return WebTestClient.bindToServer()
+                .baseUrl(apiUrl())
+                .responseTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    long createCoupon(String name, int quantity, int ratePerSecond) {
+        return Stack.createCoupon(http(), name, quantity, ratePerSecond);
+    }
+
+    /** Waits until the app's readiness probe answers 200 (its Redis, MySQL and Kafka reachable, listeners started). */
+    void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!ready(app)) {
+            if (!app.alive()) {
+                throw new IllegalStateException(app.name() + " exited: see " + app.log());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(app.name() + " not ready after " + timeout + ": see " + app.log());
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    boolean ready(ChildJvm app) throws InterruptedException {
+        int port = app == api ? apiPort : workerPort;
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
+                .timeout(Duration.ofSeconds(5))
+                .build();
+        try {
+            return probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    long walletCount(long couponId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_wallet WHERE coupon_id = ?")
+                .param(couponId)
+                .query(Long.class)
+                .single();
+    }
+
+    /**
+     * The members told "accepted": those answered 202, and those whose answer was lost (no answer, or a 503 "not
+     * confirmed") but who, asked again once the stack recovered, hear 200 ("admitted before") or 202. A member who
+     * was never told anything and is not admitted on asking again (409, sold out) was not accepted.
+     */
+    Set<String> accepted(long couponId, List<Crowd.Answer> answers) throws InterruptedException {
+        Set<String> accepted = new HashSet<>();
+        Set<String> unconfirmed = new HashSet<>();
+        for (Crowd.Answer answer : answers) {
+            if (answer.status() == 202) {
+                accepted.add(answer.memberId());
+            } else if (answer.status() == Crowd.NO_ANSWER || answer.status() == 503) {
+                unconfirmed.add(answer.memberId());
+            }
+        }
+        unconfirmed.removeAll(accepted);
+        for (int round = 0; round < 10 && !unconfirmed.isEmpty(); round++) {
+            if (round > 0) {
+                Thread.sleep(1_000);
+            }
+            List<Crowd.Answer> again = Crowd.ask(apiUrl(), couponId, new ArrayList<>(unconfirmed), 0, 32);
+            for (Crowd.Answer answer : again) {
+                if (answer.status() == 200 || answer.status() == 202) {
+                    accepted.add(answer.memberId());
+                }
+                if (answer.status() != Crowd.NO_ANSWER && answer.status() != 503) {
+                    unconfirmed.remove(answer.memberId());
+                }
+            }
+        }
+        if (!unconfirmed.isEmpty()) {
+            throw new AssertionError(unconfirmed.size() + " members still get no answer after recovery");
+        }
+        return accepted;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (AutoCloseable part : new AutoCloseable[] {api, worker, kafka, mysql, redis}) {
+            try {
+                if (part != null) {
+                    part.close();
+                }
+            } catch (Exception e) {
+                // close the rest anyway
+            }
+        }
+        database.close();
+    }
+
+    private static List<String> arguments(Map<String, Object> settings) {
+        return settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toList();
+    }
+
+    private static int freePort() throws IOException {
+        try (var socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,325 @@
+package com.flashcoupon.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.contract.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The fault suite (issue 11): in each scenario a crowd larger than the stock asks while a fault is injected in the
+ * middle of admission or issuance; the stack recovers, issuance settles, and every member told "accepted" ends with a
+ * wallet or a failure row, none twice, never beyond the stock, with the five invariants of docs/architecture.md. Each
+ * scenario adds its row to {@code target/fault-suite.md} (the table in README.md). One stack of processes for all
+ * scenarios, each on an event of its own; every fault is undone before the next one.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FaultSuiteTest {
+
+    private static final int STOCK = 600;
+    private static final int CROWD = 1_500;
+    /** Slow enough that issuance takes seconds, so the fault lands in its middle. */
+    private static final int RATE = 150;
+
+    private static final Duration OUTAGE = Duration.ofSeconds(10);
+
+    private static FaultStack stack;
+
+    @BeforeAll
+    static void start() throws Exception {
+        stack = new FaultStack();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void shouldDeadLetterPoisonRecordsAndKeepIssuing() throws Exception {
+        long couponId = stack.createCoupon("Poison", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "poison");
+        awaitWallets(couponId, 60);
+
+        byte[] notJson = ("not an IssueRequested " + couponId).getBytes(StandardCharsets.UTF_8);
+        byte[] unknownCoupon = ("{\"couponId\":987654321,\"memberId\":\"poison-unknown\",\"sequence\":1,"
+                        + "\"publishedAt\":" + System.currentTimeMillis() + "}")
+                .getBytes(StandardCharsets.UTF_8);
+        try (var producer = new KafkaProducer<String, byte[]>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.bootstrap(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class))) {
+            // keyed by the event: on the partition of the crowd's own requests, in their middle
+            producer.send(new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), notJson))
+                    .get(30, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), unknownCoupon))
+                    .get(30, TimeUnit.SECONDS);
+        }
+        long injectedAt = System.nanoTime();
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "poison records (not JSON, unknown event)",
+                couponId,
+                accepted,
+                injectedAt,
+                "both dead-lettered");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+        assertThat(deadLetters())
+                .as("both poison records on the dead-letter topic")
+                .contains(
+                        new String(notJson, StandardCharsets.UTF_8), new String(unknownCoupon, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    @Order(2)
+    void shouldLoseNothingWhenMysqlIsCutForTenSeconds() throws Exception {
+        long couponId = stack.createCoupon("MySQL cut", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "mysql");
+        awaitWallets(couponId, 60);
+
+        long cutAt = stack.walletCount(couponId);
+        stack.mysql.cut();
+        Thread.sleep(OUTAGE);
+        long duringCut = stack.walletCount(couponId);
+        stack.mysql.restore();
+        long restoredAt = System.nanoTime();
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        assertThat(duringCut - cutAt)
+                .as("no wallet written while MySQL was unreachable")
+                .isLessThanOrEqualTo(FaultStack.DRAIN_BATCH);
+        FaultReport.settleAndCheck(stack.jdbc, "MySQL cut 10 s (TCP proxy)", couponId, accepted, restoredAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    @Test
+    @Order(3)
+    void shouldLoseNothingWhenKafkaStopsForTenSeconds() throws Exception {
+        long couponId = stack.createCoupon("Kafka stop", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "kafka");
+        awaitWallets(couponId, 60);
+
+        stack.kafka.kill();
+        Thread.sleep(OUTAGE);
+        stack.kafka.start();
+        long restartedAt = System.nanoTime();
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc, "Kafka broker kill -9, back after 10 s", couponId, accepted, restartedAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    @Test
+    @Order(4)
+    void shouldLoseNothingWhenRedisIsKilledAndRestartedFromItsAof() throws Exception {
+        long couponId = stack.createCoupon("Redis AOF", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "redis");
+        awaitWallets(couponId, 60);
+
+        stack.redis.kill();
+        Thread.sleep(3_000);
+        stack.redis.start();
+        long restartedAt = System.nanoTime();
+
+        List<Crowd.Answer> answers = crowd.get();
+        Set<String> accepted = stack.accepted(couponId, answers);
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "Redis kill -9 (AOF always), back after 3 s",
+                couponId,
+                accepted,
+                restartedAt,
+                Crowd.countByStatus(answers).getOrDefault(503, 0L) + " answered 503 during the outage");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    @Test
+    @Order(5)
+    void shouldResumeIssuingSoonAndLoseNothingWhenTheWorkerIsKilledMidBatch() throws Exception {
+        long couponId = stack.createCoupon("Kill worker", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "worker");
+        awaitWallets(couponId, 60);
+
+        stack.worker.kill();
+        long atKill = stack.walletCount(couponId);
+        long restartedAt = System.nanoTime();
+        stack.worker.start();
+        long readyAt = 0;
+        long deadline = restartedAt + Duration.ofMinutes(2).toNanos();
+        while (stack.walletCount(couponId) == atKill && System.nanoTime() < deadline) {
+            if (readyAt == 0 && stack.ready(stack.worker)) {
+                readyAt = System.nanoTime();
+            }
+            Thread.sleep(100);
+        }
+        long firstWalletAt = System.nanoTime();
+        assertThat(stack.walletCount(couponId))
+                .as("issuance resumed after the restart")
+                .isGreaterThan(atKill);
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "worker kill -9 mid-batch, restarted",
+                couponId,
+                accepted,
+                restartedAt,
+                String.format(
+                        Locale.ROOT,
+                        "killed at %d wallets; first new wallet %.1f s after the restart, the app's own start included%s",
+                        atKill,
+                        (firstWalletAt - restartedAt) / 1e9,
+                        readyAt == 0
+                                ? ""
+                                : String.format(
+                                        Locale.ROOT, " (%.1f s after it was ready)", (firstWalletAt - readyAt) / 1e9)));
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    @Test
+    @Order(6)
+    void shouldLoseNothingWhenTheApiIsKilledMidCrowdWithABatchInFlight() throws Exception {
+        long couponId = stack.createCoupon("Kill api", STOCK, RATE);
+        List<String> members = Crowd.members("api", CROWD);
+        var answered = new AtomicInteger();
+        CompletableFuture<List<Crowd.Answer>> crowd =
+                CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32, answered));
+        // a third of the crowd answered: admissions go on, and the drainer, paced at 150/s, has batches to publish
+        // for seconds to come (one in flight every 100 ms tick)
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> answered.get() >= CROWD / 3);
+
+        stack.api.kill();
+        long atKill = stack.walletCount(couponId);
+        List<Crowd.Answer> answers = crowd.get();
+        long restartedAt = System.nanoTime();
+        stack.api.start();
+        stack.awaitReady(stack.api, Duration.ofMinutes(2));
+
+        Set<String> accepted = stack.accepted(couponId, answers);
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "api kill -9 mid-crowd, drainer mid-batch, restarted",
+                couponId,
+                accepted,
+                restartedAt,
+                "killed at " + atKill + " wallets; "
+                        + Crowd.countByStatus(answers).getOrDefault(Crowd.NO_ANSWER, 0L)
+                        + " requests got no answer");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+        assertThat(Crowd.countByStatus(answers))
+                .as("the kill overlapped the crowd")
+                .containsKey(Crowd.NO_ANSWER);
+    }
+
+    @Test
+    @Order(7)
+    void shouldLoseNothingWhenTheWorkerIsKilledWhileMysqlIsCut() throws Exception {
+        long couponId = stack.createCoupon("Two faults", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "two");
+        awaitWallets(couponId, 60);
+
+        stack.mysql.cut();
+        Thread.sleep(2_000);
+        stack.worker.kill();
+        Thread.sleep(2_000);
+        // restarted during the outage, as an orchestrator would, and started again whenever it exits (its migrations
+        // need MySQL; it waits for a connection up to Hikari's 30 s)
+        int starts = 0;
+        long restoreAt = System.nanoTime() + OUTAGE.minusSeconds(4).toNanos();
+        long restoredAt = 0;
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (restoredAt == 0 && System.nanoTime() >= restoreAt) {
+                stack.mysql.restore();
+                restoredAt = System.nanoTime();
+            }
+            if (!stack.worker.alive()) {
+                stack.worker.start();
+                starts++;
+            }
+            if (restoredAt != 0 && stack.ready(stack.worker)) {
+                break;
+            }
+            Thread.sleep(500);
+        }
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "worker kill -9 while MySQL is cut 10 s",
+                couponId,
+                accepted,
+                restoredAt,
+                "worker started " + starts + " time(s) until MySQL was back");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
+        List<String> members = Crowd.members(prefix, CROWD);
+        return CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32));
+    }
+
+    private static void awaitWallets(long couponId, long count) {
+        await().atMost(Duration.ofMinutes(1))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> stack.walletCount(couponId) >= count);
+    }
+
+    /** Every value on the dead-letter topic so far, as text. */
+    private static Set<String> deadLetters() {
+        try (var consumer = new KafkaConsumer<byte[], byte[]>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.bootstrap(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class))) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            consumer.partitionsFor(Topics.ISSUE_REQUESTED_DEAD_LETTER)
+                    .forEach(info -> partitions.add(new TopicPartition(info.topic(), info.partition())));
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            Set<String> values = new HashSet<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline
+                    && partitions.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+                for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+                    values.add(new String(record.value(), StandardCharsets.UTF_8));
+                }
+            }
+            return values;
+        }
+    }
+}
