@@ -134,12 +134,12 @@ class Drainer {
             if (count <= 0) {
                 return;
             }
-            publishBatch(couponId, cursor, count, number(claim, 4));
+            publishBatch(couponId, cursor, count, number(claim, 4), queued);
             pacer.spend(couponId, count);
         }
     }
 
-    private void publishBatch(long couponId, long cursor, int count, long base) {
+    private void publishBatch(long couponId, long cursor, int count, long base, long queued) {
         Set<TypedTuple<String>> entries =
                 redis.opsForZSet().rangeWithScores(CouponKeys.queue(couponId), cursor, cursor + count - 1);
         if (entries == null || entries.isEmpty()) {
@@ -173,6 +173,7 @@ class Drainer {
             log.warn("coupon {}: lost the drain lease while publishing; the batch may be published twice", couponId);
             throw new IllegalStateException("lost the drain lease");
         }
-        coupons.recordPublished(couponId, base + next);
+        // what was admitted too: after a Redis loss, what was seen but never published is counted as unknown
+        coupons.recordPublished(couponId, base + next, base + queued);
     }
 }
