@@ -87,8 +87,7 @@ public class CouponMirror {
 
     private Mono<Long> waitForRestore(long couponId, int attempts) {
         if (attempts <= 0) {
-            return Mono.error(() -> ApiException.unavailable(
-                    "Coupon " + couponId + " is being restored after a Redis loss, so its admission state"));
+            return Mono.error(() -> ApiException.restoring(couponId));
         }
         return Mono.delay(WAIT_STEP)
                 .then(find(couponId))
@@ -111,10 +110,7 @@ public class CouponMirror {
                                 : Mono.just(outcome))
                         .onErrorResume(error -> members.release(couponId, token).then(Mono.error(error))))
                 .switchIfEmpty(Mono.defer(() -> waitForRestore(couponId, attempts)))
-                .onErrorMap(
-                        MemberRestore.LockLost.class,
-                        lost -> ApiException.unavailable("Coupon " + couponId
-                                + " is being restored after a Redis loss, so its admission state"));
+                .onErrorMap(MemberRestore.LockLost.class, lost -> ApiException.restoring(couponId));
     }
 
     /** One call of mirror.lua with the caller's restore token ('' for none). */

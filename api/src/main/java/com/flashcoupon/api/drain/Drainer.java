@@ -162,6 +162,7 @@ class Drainer {
         }
         hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
         long next = cursor + entries.size();
+        recordPublished(couponId, base + next, base + queued);
         Long moved = redis.execute(
                 ADVANCE,
                 List.of(CouponKeys.lease(couponId), CouponKeys.cursor(couponId)),
@@ -173,7 +174,22 @@ class Drainer {
             log.warn("coupon {}: lost the drain lease while publishing; the batch may be published twice", couponId);
             throw new IllegalStateException("lost the drain lease");
         }
-        // what was admitted too: after a Redis loss, what was seen but never published is counted as unknown
-        coupons.recordPublished(couponId, base + next, base + queued);
+    }
+
+    /**
+     * Raises MySQL's published high-water mark before the cursor moves: should Redis die in between, the restore still
+     * counts this batch in its stock floor (it is in Kafka). What was admitted is recorded too: after a Redis loss,
+     * what was seen but never published is counted as unknown. MySQL not answering does not stop the drain (the
+     * cursor in Redis is right; the next batch raises the mark).
+     */
+    private void recordPublished(long couponId, long publishedCount, long admittedSeen) {
+        try {
+            coupons.recordPublished(couponId, publishedCount, admittedSeen);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "coupon {}: published_count not recorded in MySQL, the next batch will: {}",
+                    couponId,
+                    e.toString());
+        }
     }
 }
