@@ -16,6 +16,8 @@ import java.util.List;
  *   <li>{@code done} counter: members with a result, incremented once per member.
  *   <li>{@code stats} hash: {@code rejectedSoldOut}, {@code published}.
  *   <li>{@code lease}: the api instance that drains this coupon now.
+ *   <li>{@code restoring}: the lock of a restore from MySQL after a Redis loss (a token, expiring), held while the
+ *       members MySQL knows go back into the queue and taken over when its holder died.
  *   <li>{@code retired}: set for a minute ({@code coupon.retention.mark-ttl}) when the event is retired and its other keys removed, so that a restore that
  *       read MySQL just before the retirement cannot bring the event back into Redis.
  * </ul>
@@ -69,6 +71,10 @@ public final class CouponKeys {
         return tag(couponId) + ":lease";
     }
 
+    public static String restoring(long couponId) {
+        return tag(couponId) + ":restoring";
+    }
+
     public static String retired(long couponId) {
         return tag(couponId) + ":retired";
     }
@@ -83,6 +89,7 @@ public final class CouponKeys {
                 result(couponId),
                 done(couponId),
                 stats(couponId),
-                lease(couponId));
+                lease(couponId),
+                restoring(couponId));
     }
 }

@@ -19,6 +19,7 @@ class CouponKeysTest {
                 CouponKeys::done,
                 CouponKeys::stats,
                 CouponKeys::lease,
+                CouponKeys::restoring,
                 CouponKeys::retired);
         assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
         assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
@@ -35,7 +36,8 @@ class CouponKeysTest {
                         CouponKeys.result(42),
                         CouponKeys.done(42),
                         CouponKeys.stats(42),
-                        CouponKeys.lease(42))
+                        CouponKeys.lease(42),
+                        CouponKeys.restoring(42))
                 .doesNotContain(CouponKeys.retired(42));
     }
 

@@ -10,6 +10,8 @@ import java.time.Instant;
  * @param retiredAt when MySQL took over every answer about the event and its Redis state went; null before
  * @param admittedCount admissions in all, kept at retirement (Redis counted them until then); null before
  * @param rejectedSoldOutCount sold-out refusals in all, kept at retirement; null before
+ * @param admittedSeenCount the most admissions the drainer saw in Redis (base + queue size)
+ * @param unknownCount admissions Redis lost before they were published, counted by restores from MySQL
  */
 public record Coupon(
         long id,
@@ -30,7 +32,9 @@ public record Coupon(
         Instant settledAt,
         Instant retiredAt,
         Integer admittedCount,
-        Long rejectedSoldOutCount) {
+        Long rejectedSoldOutCount,
+        int admittedSeenCount,
+        int unknownCount) {
 
     public boolean retired() {
         return retiredAt != null;

@@ -18,7 +18,8 @@ public class CouponRepository {
 
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
-            + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count";
+            + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count,"
+            + " admitted_seen_count, unknown_count";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -95,11 +96,39 @@ public class CouponRepository {
                 > 0;
     }
 
-    /** Raises the published high-water mark; never lowers it (batches of two drainers may land out of order). */
-    public void recordPublished(long id, long publishedCount) {
-        jdbc.sql("UPDATE coupon SET published_count = GREATEST(published_count, ?) WHERE id = ?")
-                .params(publishedCount, id)
+    /**
+     * Raises the published high-water mark and the admissions the drainer saw in Redis; never lowers them (batches of
+     * two drainers may land out of order). The second is what a restore after a Redis loss compares with the first.
+     */
+    public void recordPublished(long id, long publishedCount, long admittedSeen) {
+        jdbc.sql("UPDATE coupon SET published_count = GREATEST(published_count, ?),"
+                        + " admitted_seen_count = GREATEST(admitted_seen_count, ?) WHERE id = ?")
+                .params(publishedCount, admittedSeen, id)
                 .update();
+    }
+
+    /**
+     * Counts, when Redis lost the coupon, the admissions it had that were never handed to Kafka: the most the drainer
+     * saw, less what MySQL knows was published (or decided). They are added to {@code unknown_count} and the seen
+     * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice.
+     *
+     * @return the admissions found unknown now (0 when none, or when another caller counted them)
+     */
+    public long countUnknownAtRestore(long id) {
+        Coupon coupon = findById(id).orElse(null);
+        if (coupon == null) {
+            return 0;
+        }
+        long published = Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
+        long unknown = coupon.admittedSeenCount() - published;
+        if (unknown <= 0) {
+            return 0;
+        }
+        int counted = jdbc.sql("UPDATE coupon SET unknown_count = unknown_count + ?, admitted_seen_count = ?"
+                        + " WHERE id = ? AND admitted_seen_count = ?")
+                .params(unknown, published, id, coupon.admittedSeenCount())
+                .update();
+        return counted == 1 ? unknown : 0;
     }
 
     /**
@@ -201,7 +230,9 @@ public class CouponRepository {
                 instant(rs.getTimestamp("settled_at")),
                 instant(rs.getTimestamp("retired_at")),
                 rs.getObject("admitted_count", Integer.class),
-                rs.getObject("rejected_sold_out_count", Long.class));
+                rs.getObject("rejected_sold_out_count", Long.class),
+                rs.getInt("admitted_seen_count"),
+                rs.getInt("unknown_count"));
     }
 
     static Timestamp timestamp(Instant instant) {

@@ -189,10 +189,28 @@ class CouponRepositoryTest {
         void shouldNeverLowerPublishedHighWaterWhenBatchesLandOutOfOrder() {
             long id = newCoupon(10);
 
-            coupons.recordPublished(id, 6);
-            coupons.recordPublished(id, 4);
+            coupons.recordPublished(id, 6, 9);
+            coupons.recordPublished(id, 4, 7);
 
             assertThat(coupons.findById(id).orElseThrow().publishedCount()).isEqualTo(6);
+            assertThat(coupons.findById(id).orElseThrow().admittedSeenCount()).isEqualTo(9);
+        }
+
+        @Test
+        void shouldCountTheAdmissionsNeverPublishedOnceWhenARestoreRunsTwice() {
+            long id = newCoupon(10);
+            coupons.recordPublished(id, 4, 9);
+
+            long first = coupons.countUnknownAtRestore(id);
+            long again = coupons.countUnknownAtRestore(id);
+
+            assertThat(first).isEqualTo(5);
+            assertThat(again).isZero();
+            Coupon coupon = coupons.findById(id).orElseThrow();
+            assertThat(coupon.unknownCount()).isEqualTo(5);
+            assertThat(coupon.admittedSeenCount())
+                    .as("seen comes down to what was published")
+                    .isEqualTo(4);
         }
     }
 }

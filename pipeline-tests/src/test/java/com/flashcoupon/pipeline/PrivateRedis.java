@@ -47,7 +47,8 @@ final class PrivateRedis implements AutoCloseable {
                         "--appendfsync",
                         "always"))
                 .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("redis.log").toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        dir.resolve("redis.log").toFile()))
                 .start();
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
@@ -58,6 +59,24 @@ final class PrivateRedis implements AutoCloseable {
             }
         }
         throw new IllegalStateException("redis-server did not start on port " + port);
+    }
+
+    /**
+     * Starts the stopped server with none of its data: the AOF (and any snapshot) deleted first, as a Redis whose disk
+     * was lost. Only the log stays.
+     */
+    void startEmpty() throws IOException {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("kill the server first");
+        }
+        try (var files = Files.walk(dir)) {
+            for (Path file : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!file.equals(dir) && !file.getFileName().toString().equals("redis.log")) {
+                    Files.delete(file);
+                }
+            }
+        }
+        start();
     }
 
     /** As a crash: no shutdown, no last save; what AOF has is what survives. */

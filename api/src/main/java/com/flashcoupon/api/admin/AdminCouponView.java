@@ -38,6 +38,10 @@ record AdminCouponView(
         RETIRED
     }
 
+    /**
+     * @param unknown admissions a lost Redis held that were never handed to Kafka, counted when it was restored from
+     *     MySQL: those members were told 202 and are unknown now (docs/operations.md, "Redis lost its data")
+     */
     record Stats(
             long admitted,
             long rejectedSoldOut,
@@ -45,7 +49,8 @@ record AdminCouponView(
             long issued,
             long failed,
             long notified,
-            long deadLettered) {}
+            long deadLettered,
+            long unknown) {}
 
     /** MySQL counts what was written (issued, failed, ...), Redis what was admitted and published. */
     static AdminCouponView of(Coupon coupon, CouponState state) {
@@ -56,7 +61,8 @@ record AdminCouponView(
                 coupon.issuedCount(),
                 coupon.failedCount(),
                 coupon.notifiedCount(),
-                coupon.deadLetteredCount());
+                coupon.deadLetteredCount(),
+                coupon.unknownCount());
         long waiting = Math.max(0, state.admitted() - coupon.issuedCount() - coupon.failedCount());
         return new AdminCouponView(
                 coupon.id(),

@@ -8,6 +8,7 @@ import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
+import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,8 +19,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * Keeps what admission needs of a coupon in Redis, copied from MySQL, the system of record. Called after every change
- * an operator makes, and when Redis turns out to have lost a coupon: then the stock floor comes from what MySQL knows
- * was published, so a restored Redis never reopens stock that was handed out. Every snapshot carries the row's
+ * an operator makes, and when Redis turns out to have lost a coupon: then every member MySQL knows goes back into the
+ * queue first ({@link MemberRestore}), and the stock floor comes from what MySQL knows was published, so a restored
+ * Redis neither admits a served member twice nor reopens stock that was handed out. Every snapshot carries the row's
  * version and Redis refuses an older one than it holds, so a change read before an operator's close cannot undo it.
  * A retired event is never mirrored: MySQL answers for it.
  */
@@ -31,27 +33,88 @@ public class CouponMirror {
     private static final long RESTORED = 0;
     private static final long STALE = 2;
     private static final long RETIRED = 3;
+    private static final long RESTORING = 4;
+    private static final long NEEDS_RESTORE = 5;
+
+    /** How often, and how far apart, an operator's change asks again while another caller restores the coupon. */
+    private static final int WAIT_ATTEMPTS = 100;
+
+    private static final Duration WAIT_STEP = Duration.ofMillis(200);
 
     private final ReactiveStringRedisTemplate redis;
     private final CouponRepository coupons;
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
+    private final MemberRestore members;
 
     CouponMirror(
-            ReactiveStringRedisTemplate redis, CouponRepository coupons, BlockingIo blocking, RetiredCoupons retired) {
+            ReactiveStringRedisTemplate redis,
+            CouponRepository coupons,
+            BlockingIo blocking,
+            RetiredCoupons retired,
+            MemberRestore members) {
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
         this.retired = retired;
+        this.members = members;
     }
 
-    /** Copies the coupon into Redis, unless Redis holds a newer version or the event is retired. */
+    /**
+     * Copies the coupon into Redis, unless Redis holds a newer version or the event is retired. An operator's change
+     * must land: while another caller restores the coupon, it waits for the restore to end (up to 20 s, then 503).
+     */
     public Mono<Void> mirror(Coupon coupon) {
-        return write(coupon).then();
+        return write(coupon, WAIT_ATTEMPTS).then();
     }
 
-    /** What mirror.lua answered ({@link #RETIRED} without asking it when the row says so). */
-    private Mono<Long> write(Coupon coupon) {
+    /**
+     * What mirror.lua answered ({@link #RETIRED} without asking it when the row says so). When Redis lost the coupon
+     * and MySQL knows members of it, they are restored first, by whoever takes the lock; another caller's restore is
+     * waited for {@code attempts} times, then answered with 503 (the member asks again shortly).
+     */
+    private Mono<Long> write(Coupon coupon, int attempts) {
+        return script(coupon, "").flatMap(outcome -> {
+            if (outcome == NEEDS_RESTORE) {
+                return restoreMembers(coupon.id(), attempts);
+            }
+            if (outcome == RESTORING) {
+                return waitForRestore(coupon.id(), attempts);
+            }
+            return Mono.just(outcome);
+        });
+    }
+
+    private Mono<Long> waitForRestore(long couponId, int attempts) {
+        if (attempts <= 0) {
+            return Mono.error(() -> ApiException.restoring(couponId));
+        }
+        return Mono.delay(WAIT_STEP)
+                .then(find(couponId))
+                .flatMap(coupon -> write(coupon, attempts - 1))
+                .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)));
+    }
+
+    /**
+     * Takes the lock, writes the members back, then mirrors the row as it is now (an operator's change made meanwhile
+     * is in it) with the lock's token: only then does the meta exist and admission run. A failure gives the lock
+     * back, so the next request restores again.
+     */
+    private Mono<Long> restoreMembers(long couponId, int attempts) {
+        return members.lock(couponId)
+                .flatMap(token -> members.restore(couponId, token)
+                        .then(find(couponId))
+                        .flatMap(coupon -> script(coupon, token))
+                        .flatMap(outcome -> outcome == RESTORING
+                                ? Mono.<Long>error(new MemberRestore.LockLost(couponId))
+                                : Mono.just(outcome))
+                        .onErrorResume(error -> members.release(couponId, token).then(Mono.error(error))))
+                .switchIfEmpty(Mono.defer(() -> waitForRestore(couponId, attempts)))
+                .onErrorMap(MemberRestore.LockLost.class, lost -> ApiException.restoring(couponId));
+    }
+
+    /** One call of mirror.lua with the caller's restore token ('' for none). */
+    private Mono<Long> script(Coupon coupon, String token) {
         long id = coupon.id();
         if (coupon.retired()) {
             retired.remember(coupon);
@@ -59,13 +122,17 @@ public class CouponMirror {
         }
         long decided = (long) coupon.issuedCount() + coupon.failedCount();
         long base = Math.max(coupon.publishedCount(), decided);
+        // anything MySQL knows of its admissions makes a lost coupon go through the restore (members, unknown count)
+        long known = Math.max(base, coupon.admittedSeenCount());
         List<String> keys = List.of(
                 CouponKeys.meta(id),
                 CouponKeys.queue(id),
                 CouponKeys.seq(id),
                 CouponKeys.cursor(id),
                 CouponKeys.retired(id),
-                CouponKeys.done(id));
+                CouponKeys.done(id),
+                CouponKeys.result(id),
+                CouponKeys.restoring(id));
         List<String> args = List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
@@ -75,11 +142,12 @@ public class CouponMirror {
                 Integer.toString(coupon.issueRatePerSecond()),
                 Long.toString(base),
                 Long.toString(coupon.version()),
-                Long.toString(decided));
+                Long.toString(known),
+                token);
         return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
             if (outcome == RESTORED && base > 0) {
                 log.error(
-                        "coupon {} was missing from Redis and was restored from MySQL with a stock floor of {}",
+                        "coupon {} was missing from Redis and was restored from MySQL: {} admissions published before",
                         id,
                         base);
             } else if (outcome == STALE) {
@@ -97,7 +165,7 @@ public class CouponMirror {
      */
     public Mono<Coupon> restore(long couponId) {
         return find(couponId)
-                .flatMap(coupon -> write(coupon)
+                .flatMap(coupon -> write(coupon, 0)
                         .flatMap(outcome -> outcome == RETIRED && !coupon.retired()
                                 // retired between our read of the row and the script: the row as it is now says so
                                 ? find(couponId).doOnNext(retired::remember)

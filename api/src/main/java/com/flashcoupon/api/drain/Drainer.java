@@ -151,12 +151,12 @@ class Drainer {
             if (count <= 0) {
                 return;
             }
-            publishBatch(couponId, cursor, count, number(claim, 4));
+            publishBatch(couponId, cursor, count, number(claim, 4), queued);
             pacer.spend(couponId, count);
         }
     }
 
-    private void publishBatch(long couponId, long cursor, int count, long base) {
+    private void publishBatch(long couponId, long cursor, int count, long base, long queued) {
         Set<TypedTuple<String>> entries =
                 redis.opsForZSet().rangeWithScores(CouponKeys.queue(couponId), cursor, cursor + count - 1);
         if (entries == null || entries.isEmpty()) {
@@ -172,6 +172,7 @@ class Drainer {
         awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));
         hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
         long next = cursor + entries.size();
+        recordPublished(couponId, base + next, base + queued);
         Long moved = redis.execute(
                 ADVANCE,
                 List.of(CouponKeys.lease(couponId), CouponKeys.cursor(couponId)),
@@ -183,7 +184,23 @@ class Drainer {
             log.warn("coupon {}: lost the drain lease while publishing; the batch may be published twice", couponId);
             throw new IllegalStateException("lost the drain lease");
         }
-        coupons.recordPublished(couponId, base + next);
+    }
+
+    /**
+     * Raises MySQL's published high-water mark before the cursor moves: should Redis die in between, the restore still
+     * counts this batch in its stock floor (it is in Kafka). What was admitted is recorded too: after a Redis loss,
+     * what was seen but never published is counted as unknown. MySQL not answering does not stop the drain (the
+     * cursor in Redis is right; the next batch raises the mark).
+     */
+    private void recordPublished(long couponId, long publishedCount, long admittedSeen) {
+        try {
+            coupons.recordPublished(couponId, publishedCount, admittedSeen);
+        } catch (RuntimeException e) {
+            log.warn(
+                    "coupon {}: published_count not recorded in MySQL, the next batch will: {}",
+                    couponId,
+                    e.toString());
+        }
     }
 
     /**

@@ -4,14 +4,25 @@ package com.flashcoupon.api.web;
 public class ApiException extends RuntimeException {
 
     private final ErrorCode code;
+    private final long retryAfterSeconds;
 
-    private ApiException(ErrorCode code, String detail) {
+    private ApiException(ErrorCode code, String detail, long retryAfterSeconds) {
         super(detail, null, false, false);
         this.code = code;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    private ApiException(ErrorCode code, String detail) {
+        this(code, detail, 0);
     }
 
     public ErrorCode code() {
         return code;
+    }
+
+    /** The {@code Retry-After} to answer with, in seconds; 0 for none. */
+    public long retryAfterSeconds() {
+        return retryAfterSeconds;
     }
 
     public static ApiException of(ErrorCode code, String detail) {
@@ -44,6 +55,18 @@ public class ApiException extends RuntimeException {
 
     public static ApiException unavailable(String what) {
         return of(ErrorCode.UNAVAILABLE, what + " is unavailable; nothing was accepted. Try again shortly.");
+    }
+
+    /**
+     * Redis lost the coupon and another call is putting back what MySQL knows of it: nothing was decided, and asking
+     * again in a second finds it restored.
+     */
+    public static ApiException restoring(long couponId) {
+        return new ApiException(
+                ErrorCode.UNAVAILABLE,
+                "Coupon " + couponId + " is being restored after a Redis loss; nothing was accepted. Try again in a"
+                        + " second.",
+                1);
     }
 
     /**

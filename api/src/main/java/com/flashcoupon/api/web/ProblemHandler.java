@@ -39,7 +39,11 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                 log.warn("answered 503: {}", e.getMessage());
             }
         }
-        return ResponseEntity.status(e.code().status()).body(Problems.of(e.code(), e.getMessage()));
+        var answer = ResponseEntity.status(e.code().status());
+        if (e.retryAfterSeconds() > 0) {
+            answer.header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
+        }
+        return answer.body(Problems.of(e.code(), e.getMessage()));
     }
 
     /** Method validation outside a controller's own parameters (defensive: controllers use built-in validation). */

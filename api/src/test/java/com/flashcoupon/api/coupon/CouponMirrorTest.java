@@ -68,6 +68,14 @@ class CouponMirrorTest extends ApiTestBase {
     @Test
     void shouldCountFromWhatMySqlDecidedWhenRestoredSoPositionsAreNotInflated() {
         long id = createCoupon(100, 10);
+        for (int seq = 1; seq <= 42; seq++) {
+            String table = seq <= 40
+                    ? "coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                            + " VALUES (?, ?, ?, NOW(3), NOW(3))"
+                    : "coupon_issue_failure (coupon_id, member_id, request_seq, reason, failed_at)"
+                            + " VALUES (?, ?, ?, 'SOLD_OUT', NOW(3))";
+            jdbc.sql("INSERT INTO " + table).params(id, "decided-" + seq, seq).update();
+        }
         jdbc.sql("UPDATE coupon SET published_count = 50, issued_count = 40, failed_count = 2 WHERE id = ?")
                 .param(id)
                 .update();

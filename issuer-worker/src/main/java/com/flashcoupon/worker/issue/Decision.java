@@ -12,15 +12,17 @@ import com.flashcoupon.contract.IssueResult;
  * @param walletId the wallet row id when ISSUED, else null
  * @param reason why not, when FAILED, else null
  * @param decidedAt epoch ms of {@code issued_at} or {@code failed_at}
+ * @param sequence the admission sequence MySQL recorded with it ({@code request_seq}): the member's place in the
+ *     Redis queue, written back there when a restored Redis no longer has it
  */
-record Decision(String memberId, Long walletId, FailureReason reason, long decidedAt) {
+record Decision(String memberId, Long walletId, FailureReason reason, long decidedAt, long sequence) {
 
-    static Decision issued(String memberId, long walletId, long decidedAt) {
-        return new Decision(memberId, walletId, null, decidedAt);
+    static Decision issued(String memberId, long walletId, long decidedAt, long sequence) {
+        return new Decision(memberId, walletId, null, decidedAt, sequence);
     }
 
-    static Decision failed(String memberId, FailureReason reason, long decidedAt) {
-        return new Decision(memberId, null, reason, decidedAt);
+    static Decision failed(String memberId, FailureReason reason, long decidedAt, long sequence) {
+        return new Decision(memberId, null, reason, decidedAt, sequence);
     }
 
     boolean isIssued() {

@@ -77,18 +77,19 @@ class IssueRepository {
         params.add(couponId);
         params.addAll(members);
         Map<String, Decision> decisions = new HashMap<>();
-        jdbc.sql("SELECT member_id, id, NULL AS reason, issued_at AS decided_at FROM coupon_wallet"
+        jdbc.sql("SELECT member_id, id, NULL AS reason, issued_at AS decided_at, request_seq FROM coupon_wallet"
                         + " WHERE coupon_id = ? AND member_id IN " + in
-                        + " UNION ALL SELECT member_id, NULL, reason, failed_at FROM coupon_issue_failure"
+                        + " UNION ALL SELECT member_id, NULL, reason, failed_at, request_seq FROM coupon_issue_failure"
                         + " WHERE coupon_id = ? AND member_id IN " + in)
                 .params(params)
                 .query((rs, row) -> {
                     String member = rs.getString("member_id");
                     long decidedAt = rs.getTimestamp("decided_at").toInstant().toEpochMilli();
                     String reason = rs.getString("reason");
+                    long sequence = rs.getLong("request_seq");
                     return reason == null
-                            ? Decision.issued(member, rs.getLong("id"), decidedAt)
-                            : Decision.failed(member, FailureReason.valueOf(reason), decidedAt);
+                            ? Decision.issued(member, rs.getLong("id"), decidedAt, sequence)
+                            : Decision.failed(member, FailureReason.valueOf(reason), decidedAt, sequence);
                 })
                 .list()
                 .forEach(decision -> decisions.put(decision.memberId(), decision));

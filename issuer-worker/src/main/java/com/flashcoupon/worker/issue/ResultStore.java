@@ -11,7 +11,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Writes committed decisions to Redis for the api's status reads: one script call per coupon (keys share the
- * coupon's hash tag), {@code HSETNX} per member and the done counter only for members that were new.
+ * coupon's hash tag), {@code HSETNX} per member and the done counter only for members that were new. A member a
+ * restored Redis no longer had in its queue goes back there with its sequence (docs/architecture.md, "Redis lost"),
+ * so asking again answers 200 instead of admitting them twice.
  */
 @Component
 class ResultStore {
@@ -30,14 +32,21 @@ class ResultStore {
         if (decisions.isEmpty()) {
             return 0;
         }
-        List<String> args = new ArrayList<>(decisions.size() * 2);
+        List<String> args = new ArrayList<>(decisions.size() * 3);
         for (Decision decision : decisions) {
             args.add(decision.memberId());
             args.add(decision.statusValue());
+            args.add(Long.toString(decision.sequence()));
         }
         Long added = redis.execute(
                 RECORD_RESULTS,
-                List.of(CouponKeys.result(couponId), CouponKeys.done(couponId), CouponKeys.retired(couponId)),
+                List.of(
+                        CouponKeys.result(couponId),
+                        CouponKeys.done(couponId),
+                        CouponKeys.retired(couponId),
+                        CouponKeys.meta(couponId),
+                        CouponKeys.queue(couponId),
+                        CouponKeys.cursor(couponId)),
                 args.toArray(Object[]::new));
         return added == null ? 0 : added;
     }

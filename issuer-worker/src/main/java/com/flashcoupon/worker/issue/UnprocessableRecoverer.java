@@ -51,7 +51,10 @@ class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
         if (record.value() instanceof IssueRequested request && RequestRules.readable(request)) {
             Decision decision = issuer.failUnprocessable(request)
                     .orElseGet(() -> Decision.failed(
-                            request.memberId(), FailureReason.UNPROCESSABLE, System.currentTimeMillis()));
+                            request.memberId(),
+                            FailureReason.UNPROCESSABLE,
+                            System.currentTimeMillis(),
+                            request.sequence()));
             store.record(request.couponId(), List.of(decision));
             publisher.publish(List.of(decision.toResult(request)));
         }

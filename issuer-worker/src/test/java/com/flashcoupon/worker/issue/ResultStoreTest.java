@@ -45,7 +45,8 @@ class ResultStoreTest {
         @Test
         void shouldWriteEachStatusAndCountItWhenMembersAreNew() {
             long added = store.record(
-                    101, List.of(Decision.issued("m-1", 7, 1L), Decision.failed("m-2", FailureReason.SOLD_OUT, 2L)));
+                    101,
+                    List.of(Decision.issued("m-1", 7, 1L, 7), Decision.failed("m-2", FailureReason.SOLD_OUT, 2L, 5)));
 
             assertThat(added).isEqualTo(2);
             assertThat(redis.opsForHash().entries(CouponKeys.result(101)))
@@ -57,7 +58,7 @@ class ResultStoreTest {
 
         @Test
         void shouldCountEachMemberOnceWhenTheSameResultsAreRecordedAgain() {
-            var decisions = List.of(Decision.issued("m-1", 7, 1L), Decision.issued("m-2", 8, 1L));
+            var decisions = List.of(Decision.issued("m-1", 7, 1L, 7), Decision.issued("m-2", 8, 1L, 8));
             store.record(102, decisions);
 
             long added = store.record(102, decisions);
@@ -70,7 +71,7 @@ class ResultStoreTest {
         void shouldWriteNothingWhenTheEventWasRetired() {
             redis.opsForValue().set(CouponKeys.retired(104), "1");
 
-            long added = store.record(104, List.of(Decision.issued("m-1", 7, 1L)));
+            long added = store.record(104, List.of(Decision.issued("m-1", 7, 1L, 7)));
 
             assertThat(added).isZero();
             assertThat(redis.hasKey(CouponKeys.result(104))).isFalse();
@@ -79,11 +80,13 @@ class ResultStoreTest {
 
         @Test
         void shouldKeepTheFirstStatusWhenAMemberIsRecordedWithAnother() {
-            store.record(103, List.of(Decision.issued("m-1", 7, 1L)));
+            store.record(103, List.of(Decision.issued("m-1", 7, 1L, 7)));
 
             long added = store.record(
                     103,
-                    List.of(Decision.failed("m-1", FailureReason.UNPROCESSABLE, 2L), Decision.issued("m-2", 9, 2L)));
+                    List.of(
+                            Decision.failed("m-1", FailureReason.UNPROCESSABLE, 2L, 5),
+                            Decision.issued("m-2", 9, 2L, 9)));
 
             assertThat(added).isEqualTo(1);
             assertThat(redis.opsForHash().get(CouponKeys.result(103), "m-1")).isEqualTo("I:7");
@@ -94,6 +97,103 @@ class ResultStoreTest {
         void shouldWriteNothingWhenThereAreNoDecisions() {
             assertThat(store.record(104, List.of())).isZero();
             assertThat(done(104)).isNull();
+        }
+    }
+
+    /**
+     * A Redis restored from MySQL no longer queues the members that were published but not yet decided when it lost
+     * its data (they were in Kafka). Their result puts them back: below the cursor (already published, so never
+     * published again) and out of the stock floor {@code base} (counted once, now in the queue).
+     */
+    @Nested
+    class AfterARestore {
+
+        /** The coupon as mirror.lua restores it: 10 admissions published before the loss, none decided, then two new. */
+        private void restored(long couponId) {
+            redis.opsForHash().putAll(CouponKeys.meta(couponId), java.util.Map.of("total", "100", "base", "10"));
+            redis.opsForValue().set(CouponKeys.seq(couponId), "12");
+            redis.opsForValue().set(CouponKeys.cursor(couponId), "0");
+            redis.opsForZSet().add(CouponKeys.queue(couponId), "new-1", 11);
+            redis.opsForZSet().add(CouponKeys.queue(couponId), "new-2", 12);
+        }
+
+        private long base(long couponId) {
+            return Long.parseLong((String) redis.opsForHash().get(CouponKeys.meta(couponId), "base"));
+        }
+
+        private long cursor(long couponId) {
+            return Long.parseLong(redis.opsForValue().get(CouponKeys.cursor(couponId)));
+        }
+
+        @Test
+        void shouldQueueAMemberPublishedBeforeTheLossBelowTheCursorAndOutOfTheFloor() {
+            restored(201);
+
+            store.record(
+                    201,
+                    List.of(
+                            Decision.issued("old-4", 70, 1L, 4),
+                            Decision.failed("old-7", FailureReason.SOLD_OUT, 1L, 7)));
+
+            assertThat(redis.opsForZSet().score(CouponKeys.queue(201), "old-4")).isEqualTo(4.0);
+            assertThat(redis.opsForZSet().score(CouponKeys.queue(201), "old-7")).isEqualTo(7.0);
+            assertThat(cursor(201)).as("both were published before the loss").isEqualTo(2);
+            assertThat(base(201)).isEqualTo(8);
+            assertThat(redis.opsForZSet().zCard(CouponKeys.queue(201)) + base(201))
+                    .as("admissions counted once: the stock cap is unchanged")
+                    .isEqualTo(12);
+            assertThat(redis.opsForZSet().range(CouponKeys.queue(201), cursor(201), -1))
+                    .as("what is left to publish")
+                    .containsExactly("new-1", "new-2");
+        }
+
+        @Test
+        void shouldChangeNoCountWhenTheMemberIsQueuedAlready() {
+            restored(202);
+
+            store.record(202, List.of(Decision.issued("new-1", 71, 1L, 11)));
+
+            assertThat(cursor(202)).isZero();
+            assertThat(base(202)).isEqualTo(10);
+            assertThat(redis.opsForHash().get(CouponKeys.result(202), "new-1")).isEqualTo("I:71");
+        }
+
+        /**
+         * Published before the loss (counted in base), asked again after the restore before being decided: admitted a
+         * second time with a new sequence. Its first result leaves base, so the event counts it once and can settle;
+         * a replayed result changes nothing more.
+         */
+        @Test
+        void shouldCountAMemberAdmittedAgainAfterTheRestoreOnceWhenTheirResultComes() {
+            restored(205);
+
+            store.record(205, List.of(Decision.issued("new-1", 74, 1L, 5)));
+            store.record(205, List.of(Decision.issued("new-1", 74, 1L, 5)));
+
+            assertThat(base(205)).isEqualTo(9);
+            assertThat(cursor(205)).isZero();
+            assertThat(redis.opsForZSet().score(CouponKeys.queue(205), "new-1")).isEqualTo(11.0);
+        }
+
+        @Test
+        void shouldQueueOnlyWhileTheRestoreHasNotWrittenTheMetaYet() {
+            store.record(203, List.of(Decision.issued("old-3", 72, 1L, 3)));
+
+            assertThat(redis.opsForZSet().score(CouponKeys.queue(203), "old-3")).isEqualTo(3.0);
+            assertThat(redis.hasKey(CouponKeys.meta(203))).isFalse();
+            assertThat(redis.hasKey(CouponKeys.cursor(203))).isFalse();
+        }
+
+        @Test
+        void shouldLeaveTheQueueAloneWhenTheSequenceWouldLandAboveTheCursor() {
+            restored(204);
+
+            store.record(204, List.of(Decision.issued("late", 73, 1L, 13)));
+
+            assertThat(redis.opsForZSet().score(CouponKeys.queue(204), "late")).isNull();
+            assertThat(cursor(204)).isZero();
+            assertThat(base(204)).isEqualTo(10);
+            assertThat(redis.opsForHash().get(CouponKeys.result(204), "late")).isEqualTo("I:73");
         }
     }
 }

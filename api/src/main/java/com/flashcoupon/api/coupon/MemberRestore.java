@@ -1,0 +1,186 @@
+package com.flashcoupon.api.coupon;
+
+import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.db.CouponRepository;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+
+/**
+ * Puts back into Redis every member MySQL knows of a coupon that Redis lost (docs/architecture.md, "Redis lost"):
+ * each decided member, with their first admission sequence into the queue and their outcome into the result hash,
+ * so that asking again answers 200 and the status reads as before. One caller at a time holds the coupon's
+ * {@code restoring} lock; the pages go in before the meta exists ({@code mirror.lua} writes it last), so admission
+ * never runs on a half restore, and a restore that died is simply run again by the next request (every page is
+ * idempotent, the lock expires). Reads MySQL in pages of {@link #PAGE_SIZE} on the blocking executor: an event may
+ * hold 500,000 members.
+ */
+@Component
+class MemberRestore {
+
+    private static final Logger log = LoggerFactory.getLogger(MemberRestore.class);
+
+    /** Members per MySQL read and per Redis script call. */
+    static final int PAGE_SIZE = 5_000;
+
+    /** How long the lock lasts without a page written: a holder that died gives way after this. */
+    static final Duration LOCK_TTL = Duration.ofSeconds(30);
+
+    private static final RedisScript<Long> PAGE =
+            RedisScript.of(LuaScripts.text("scripts/restore_members.lua"), Long.class);
+    private static final RedisScript<Long> RELEASE =
+            RedisScript.of(LuaScripts.text("scripts/restore_release.lua"), Long.class);
+
+    private final ReactiveStringRedisTemplate redis;
+    private final JdbcClient jdbc;
+    private final CouponRepository coupons;
+    private final BlockingIo blocking;
+    private final Counter unknown;
+    private final Counter restored;
+
+    MemberRestore(
+            ReactiveStringRedisTemplate redis,
+            JdbcClient jdbc,
+            CouponRepository coupons,
+            BlockingIo blocking,
+            MeterRegistry meters) {
+        this.redis = redis;
+        this.jdbc = jdbc;
+        this.coupons = coupons;
+        this.blocking = blocking;
+        this.unknown = Counter.builder("coupon.restore.unknown")
+                .description("Admissions a lost Redis held that were never handed to Kafka: their members are unknown")
+                .register(meters);
+        this.restored = Counter.builder("coupon.restore.members")
+                .description("Members put back into Redis from MySQL after a Redis loss")
+                .register(meters);
+    }
+
+    /** Takes the coupon's restore lock; empty when another caller holds it. */
+    Mono<String> lock(long couponId) {
+        String token = UUID.randomUUID().toString();
+        return redis.opsForValue()
+                .setIfAbsent(CouponKeys.restoring(couponId), token, LOCK_TTL)
+                .filter(Boolean::booleanValue)
+                .map(taken -> token);
+    }
+
+    /** Gives the lock back after a failure, if still held. */
+    Mono<Void> release(long couponId, String token) {
+        return redis.execute(RELEASE, List.of(CouponKeys.restoring(couponId)), List.of(token))
+                .then();
+    }
+
+    /**
+     * Counts the admissions that are unknown now, then writes every decided member back, page by page, while the lock
+     * holds. Fails with {@link LockLost} when another caller took the lock over (this one was too slow).
+     *
+     * @return how many members were written back
+     */
+    Mono<Long> restore(long couponId, String token) {
+        return blocking.call(() -> coupons.countUnknownAtRestore(couponId))
+                .doOnNext(lost -> {
+                    if (lost > 0) {
+                        unknown.increment(lost);
+                        log.error(
+                                "coupon {}: Redis lost {} admissions before they were published; their members are"
+                                        + " unknown now (counted in the admin view's stats.unknown)",
+                                couponId,
+                                lost);
+                    }
+                })
+                .then(pages(couponId, token, Source.WALLETS, "", 0))
+                .flatMap(wallets -> pages(couponId, token, Source.FAILURES, "", wallets))
+                .doOnNext(members -> {
+                    restored.increment(members);
+                    log.warn("coupon {}: {} members MySQL knows were put back into Redis", couponId, members);
+                });
+    }
+
+    private Mono<Long> pages(long couponId, String token, Source source, String after, long sum) {
+        return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
+            if (rows.isEmpty()) {
+                return Mono.just(sum);
+            }
+            return write(couponId, token, rows)
+                    .flatMap(written -> rows.size() < PAGE_SIZE
+                            ? Mono.just(sum + rows.size())
+                            : pages(couponId, token, source, rows.getLast().member(), sum + rows.size()));
+        });
+    }
+
+    private Mono<Long> write(long couponId, String token, List<Known> rows) {
+        List<String> args = new ArrayList<>(2 + rows.size() * 3);
+        args.add(token);
+        args.add(Long.toString(LOCK_TTL.toMillis()));
+        for (Known row : rows) {
+            args.add(row.member());
+            args.add(Long.toString(row.sequence()));
+            args.add(row.result());
+        }
+        return redis.execute(
+                        PAGE,
+                        List.of(
+                                CouponKeys.queue(couponId),
+                                CouponKeys.result(couponId),
+                                CouponKeys.restoring(couponId)),
+                        args)
+                .next()
+                .flatMap(added -> added < 0 ? Mono.error(new LockLost(couponId)) : Mono.just(added));
+    }
+
+    /** A member MySQL knows: the first sequence and the result value as the worker writes it. */
+    private record Known(String member, long sequence, String result) {}
+
+    /** Where decided members are: wallets (ISSUED) and failures (FAILED), read by member id from the coupon's key. */
+    private enum Source {
+        WALLETS("SELECT member_id, request_seq, id FROM coupon_wallet WHERE coupon_id = ? AND member_id > ?"
+                + " ORDER BY member_id LIMIT ?") {
+            @Override
+            String result(java.sql.ResultSet rs) throws java.sql.SQLException {
+                return CouponKeys.ISSUED_PREFIX + rs.getLong("id");
+            }
+        },
+        FAILURES("SELECT member_id, request_seq, reason FROM coupon_issue_failure WHERE coupon_id = ?"
+                + " AND member_id > ? ORDER BY member_id LIMIT ?") {
+            @Override
+            String result(java.sql.ResultSet rs) throws java.sql.SQLException {
+                return CouponKeys.FAILED_PREFIX + rs.getString("reason");
+            }
+        };
+
+        private final String sql;
+
+        Source(String sql) {
+            this.sql = sql;
+        }
+
+        abstract String result(java.sql.ResultSet rs) throws java.sql.SQLException;
+
+        List<Known> read(JdbcClient jdbc, long couponId, String after) {
+            return jdbc.sql(sql)
+                    .params(couponId, after, PAGE_SIZE)
+                    .query((rs, row) -> new Known(rs.getString("member_id"), rs.getLong("request_seq"), result(rs)))
+                    .list();
+        }
+    }
+
+    /** Another caller took the lock over while this one was writing: it finishes the restore. */
+    static final class LockLost extends RuntimeException {
+        LockLost(long couponId) {
+            super("coupon " + couponId + ": the restore's lock was taken over", null, false, false);
+        }
+    }
+}

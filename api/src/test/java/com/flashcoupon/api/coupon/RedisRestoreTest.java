@@ -1,0 +1,284 @@
+package com.flashcoupon.api.coupon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * Redis lost a coupon entirely (every key of it gone) and the api restores it from MySQL: every member MySQL knows is
+ * answered as before (200 to a repeat, their outcome on status), the stock cap counts every published admission once,
+ * the drainer publishes nothing twice, and the admissions lost with Redis are counted for the operator.
+ */
+@ApiTest
+class RedisRestoreTest extends ApiTestBase {
+
+    private final StringRedisTemplate redis = TestEnvironment.redis();
+
+    /** A wallet as the worker writes it; returns its id. */
+    private long issued(long couponId, String member, long sequence) {
+        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                        + " VALUES (?, ?, ?, NOW(3), NOW(3) + INTERVAL 30 DAY)")
+                .params(couponId, member, sequence)
+                .update();
+        jdbc.sql("UPDATE coupon SET issued_count = issued_count + 1 WHERE id = ?")
+                .param(couponId)
+                .update();
+        return jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
+                .params(couponId, member)
+                .query(Long.class)
+                .single();
+    }
+
+    private void failed(long couponId, String member, long sequence) {
+        jdbc.sql("INSERT INTO coupon_issue_failure (coupon_id, member_id, request_seq, reason, failed_at)"
+                        + " VALUES (?, ?, ?, 'SOLD_OUT', NOW(3))")
+                .params(couponId, member, sequence)
+                .update();
+        jdbc.sql("UPDATE coupon SET failed_count = failed_count + 1 WHERE id = ?")
+                .param(couponId)
+                .update();
+    }
+
+    private void published(long couponId, long published, long admittedSeen) {
+        jdbc.sql("UPDATE coupon SET published_count = ?, admitted_seen_count = ? WHERE id = ?")
+                .params(published, admittedSeen, couponId)
+                .update();
+    }
+
+    /** Redis lost every key of the coupon (a FLUSHDB, or a Redis started empty). */
+    private void loseRedis(long couponId) {
+        redis.delete(CouponKeys.state(couponId));
+    }
+
+    private WebTestClient.ResponseSpec status(long couponId, String member) {
+        return client().get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                .exchange();
+    }
+
+    @Test
+    void shouldAnswerAnIssuedMember200WithTheirWalletWhenTheyAskAgainAfterTheLoss() {
+        long id = createCoupon(10, 1);
+        long wallet = issued(id, "issued-before", 1);
+        published(id, 1, 1);
+        loseRedis(id);
+
+        requestCoupon(id, "issued-before")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED")
+                .jsonPath("$.walletCouponId")
+                .isEqualTo(wallet);
+        assertThat(jdbc.sql("SELECT published_count FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Long.class)
+                        .single())
+                .as("no second admission was published")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldAnswerAFailedMemberFailedWhenTheyAskAgainAfterTheLoss() {
+        long id = createCoupon(10, 1);
+        failed(id, "failed-before", 1);
+        published(id, 1, 1);
+        loseRedis(id);
+        requestCoupon(id, "somebody-new").expectStatus().isAccepted();
+
+        requestCoupon(id, "failed-before")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("FAILED")
+                .jsonPath("$.failureReason")
+                .isEqualTo("SOLD_OUT");
+        status(id, "failed-before")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("FAILED");
+    }
+
+    @Test
+    void shouldAdmitNobodyNewWhenMySqlIssuedTheWholeStock() {
+        long id = createCoupon(3, 1);
+        issued(id, "a", 1);
+        issued(id, "b", 2);
+        issued(id, "c", 3);
+        published(id, 3, 3);
+        loseRedis(id);
+
+        expectProblem(requestCoupon(id, "newcomer"), 409, "SOLD_OUT");
+        requestCoupon(id, "b").expectStatus().isOk();
+    }
+
+    /**
+     * The restored members stand below the drain cursor (they were published before the loss) and the stock floor
+     * counts only the published admissions MySQL has no outcome for, so the cap counts each admission once and a new
+     * member's position counts only who is still ahead.
+     */
+    @Test
+    void shouldKeepTheCapExactAndPublishNothingTwiceWhenMembersAreRestored() {
+        long id = createCoupon(6, 1);
+        issued(id, "a", 1);
+        issued(id, "b", 2);
+        failed(id, "c", 3);
+        published(id, 4, 4); // the fourth is in Kafka, not decided yet
+        loseRedis(id);
+
+        requestCoupon(id, "new-1")
+                .expectStatus()
+                .isAccepted()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(2); // the undecided fourth, then this member
+        requestCoupon(id, "new-2").expectStatus().isAccepted();
+        expectProblem(requestCoupon(id, "new-3"), 409, "SOLD_OUT"); // 4 published + 2 new = 6
+
+        assertThat(redis.opsForHash().get(CouponKeys.meta(id), "base")).isEqualTo("1");
+        assertThat(redis.opsForValue().get(CouponKeys.done(id))).isEqualTo("3");
+        // the drainer (100 ms ticks) publishes the two new members and nobody else
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> "5".equals(redis.opsForValue().get(CouponKeys.cursor(id))));
+        assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 3, -1)).containsExactly("new-1", "new-2");
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> jdbc.sql("SELECT published_count FROM coupon WHERE id = ?")
+                                .param(id)
+                                .query(Long.class)
+                                .single()
+                        == 6);
+    }
+
+    @Test
+    void shouldAnswer503AndAdmitNoKnownMemberWhileAnotherInstanceRestores() {
+        long id = createCoupon(10, 1);
+        issued(id, "issued-before", 1);
+        published(id, 1, 1);
+        loseRedis(id);
+        redis.opsForValue().set(CouponKeys.restoring(id), "another-instance", Duration.ofMinutes(1));
+
+        expectProblem(
+                requestCoupon(id, "issued-before").expectHeader().valueEquals("Retry-After", "1"), 503, "UNAVAILABLE");
+        assertThat(redis.hasKey(CouponKeys.meta(id))).isFalse();
+
+        redis.delete(CouponKeys.restoring(id)); // that instance died: its lock expired
+        requestCoupon(id, "issued-before").expectStatus().isOk();
+    }
+
+    /** A restore that died after some pages left a queue without meta: the next request finishes it. */
+    @Test
+    void shouldFinishAHalfRestoreWhenTheNextRequestComes() {
+        long id = createCoupon(10, 1);
+        issued(id, "first-page", 1);
+        issued(id, "second-page", 2);
+        published(id, 2, 2);
+        loseRedis(id);
+        redis.opsForZSet().add(CouponKeys.queue(id), "first-page", 1);
+
+        requestCoupon(id, "second-page").expectStatus().isOk();
+        requestCoupon(id, "first-page").expectStatus().isOk();
+        assertThat(redis.opsForValue().get(CouponKeys.cursor(id))).isEqualTo("2");
+    }
+
+    /**
+     * Admissions the drainer saw in Redis but MySQL never saw published were lost with Redis: the restore counts them
+     * once, and the operator sees them.
+     */
+    @Test
+    void shouldCountTheAdmissionsLostWithRedisForTheOperator() {
+        long id = createCoupon(100, 1);
+        issued(id, "a", 1);
+        published(id, 2, 7); // 7 admitted, 2 published: 5 were lost with Redis
+        loseRedis(id);
+
+        requestCoupon(id, "after").expectStatus().isAccepted();
+        loseRedis(id); // lost again: the five are not counted twice
+        requestCoupon(id, "again").expectStatus().isAccepted();
+
+        client().get()
+                .uri("/admin/v1/coupons/{id}", id)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.stats.unknown")
+                .isEqualTo(5);
+    }
+
+    @Test
+    void shouldCountTheAdmissionsLostWithRedisWhenNoneWasDecidedYet() {
+        long id = createCoupon(100, 1);
+        published(id, 2, 6);
+        loseRedis(id);
+
+        requestCoupon(id, "after")
+                .expectStatus()
+                .isAccepted()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(3); // the two published before the loss, then this member
+
+        assertThat(jdbc.sql("SELECT unknown_count FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(4);
+    }
+
+    /**
+     * More members than one page (5,000): every page is written, and the figure of how long the first request waited
+     * for the whole restore is printed (RESTORE-FIGURE), never asserted.
+     */
+    @Test
+    void shouldRestoreEveryPageWhenAnEventHasManyMembers() {
+        int members = 20_000;
+        long id = createCoupon(members + 10, 1);
+        for (int from = 1; from <= members; from += 1_000) {
+            StringBuilder sql = new StringBuilder(
+                    "INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at) VALUES ");
+            java.util.List<Object> params = new java.util.ArrayList<>();
+            for (int seq = from; seq < from + 1_000; seq++) {
+                sql.append(seq == from ? "" : ",").append("(?, ?, ?, NOW(3), NOW(3))");
+                params.addAll(java.util.List.of(id, "many-" + seq, seq));
+            }
+            jdbc.sql(sql.toString()).params(params).update();
+        }
+        jdbc.sql("UPDATE coupon SET issued_count = ?, published_count = ?, admitted_seen_count = ? WHERE id = ?")
+                .params(members, members, members, id)
+                .update();
+        loseRedis(id);
+
+        long started = System.nanoTime();
+        requestCoupon(id, "many-" + members).expectStatus().isOk();
+        System.out.printf(
+                "RESTORE-FIGURE %,d members put back into Redis in %.2f s (the first request waited for it)%n",
+                members, (System.nanoTime() - started) / 1e9);
+
+        assertThat(redis.opsForZSet().zCard(CouponKeys.queue(id))).isEqualTo(members);
+        assertThat(redis.opsForHash().size(CouponKeys.result(id))).isEqualTo(members);
+        assertThat(redis.opsForValue().get(CouponKeys.cursor(id))).isEqualTo(Integer.toString(members));
+        assertThat(redis.opsForValue().get(CouponKeys.done(id))).isEqualTo(Integer.toString(members));
+        requestCoupon(id, "many-1").expectStatus().isOk();
+        requestCoupon(id, "newcomer")
+                .expectStatus()
+                .isAccepted()
+                .expectBody()
+                .jsonPath("$.position")
+                .isEqualTo(1);
+    }
+}
