@@ -36,6 +36,7 @@ public class BackendWatch implements DisposableBean {
     private final Probe mysqlProbe = new Probe("mysql");
     private final Probe kafkaProbe = new Probe("kafka");
     private volatile String down;
+    private volatile boolean kafkaUp = true;
 
     BackendWatch(JdbcClient jdbc, KafkaProbe kafka) {
         this.jdbc = jdbc;
@@ -49,9 +50,9 @@ public class BackendWatch implements DisposableBean {
 
     @Scheduled(fixedDelay = 500, initialDelay = 0)
     void check() {
-        String now = mysqlProbe.answers(this::mysqlAnswers)
-                ? (kafkaProbe.answers(this::kafkaAnswers) ? null : "Kafka")
-                : "MySQL";
+        boolean mysql = mysqlProbe.answers(this::mysqlAnswers);
+        kafkaUp = kafkaProbe.answers(this::kafkaDescribes); // both every time: readiness shows each one's state
+        String now = mysql ? (kafkaUp ? null : "Kafka") : "MySQL";
         if (now != null && down == null) {
             log.warn("{} is not answering: admission answers 503 until it does", now);
         } else if (now == null && down != null) {
@@ -62,6 +63,11 @@ public class BackendWatch implements DisposableBean {
         down = now;
     }
 
+    /** Whether Kafka answered the last probe: the {@code kafka} health component reads it. */
+    boolean kafkaAnswers() {
+        return kafkaUp;
+    }
+
     private boolean mysqlAnswers() {
         try {
             return jdbc.sql("SELECT 1").query(Integer.class).single() == 1;
@@ -70,7 +76,7 @@ public class BackendWatch implements DisposableBean {
         }
     }
 
-    private boolean kafkaAnswers() {
+    private boolean kafkaDescribes() {
         try {
             Integer nodes = kafka.nodes().block();
             return nodes != null && nodes > 0;

@@ -1,44 +1,28 @@
 package com.flashcoupon.api.health;
 
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.ReactiveHealthIndicator;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * The {@code kafka} component of {@code /actuator/health} (Spring Boot has no Kafka indicator): UP when the cluster
- * answers a describe within the timeout (asked through the shared {@link KafkaProbe}). Non-blocking, and cached for a few seconds so that probes hitting every
- * instance often do not turn into a stream of admin requests. In the readiness group, not in liveness: restarting the
- * api does not bring a broker back.
+ * The {@code kafka} component of {@code /actuator/health} (Spring Boot has no Kafka indicator): what {@link
+ * BackendWatch}'s last probe found, the same answer admission acts on, so readiness and the 503s agree and change
+ * together (within 2.5 s of an outage). Reading it costs nothing, however often probes hit every instance. In the
+ * readiness group, not in liveness: restarting the api does not bring a broker back.
  */
 @Component("kafka")
 class KafkaHealthIndicator implements ReactiveHealthIndicator {
 
-    private static final Duration CACHE_FOR = Duration.ofSeconds(5);
+    private final BackendWatch watch;
 
-    private final KafkaProbe kafka;
-    private final AtomicReference<Cached> last = new AtomicReference<>();
-
-    KafkaHealthIndicator(KafkaProbe kafka) {
-        this.kafka = kafka;
+    KafkaHealthIndicator(BackendWatch watch) {
+        this.watch = watch;
     }
 
     @Override
     public Mono<Health> health() {
-        Cached cached = last.get();
-        long now = System.nanoTime();
-        if (cached != null && now - cached.at() < CACHE_FOR.toNanos()) {
-            return Mono.just(cached.health());
-        }
-        return kafka.nodes()
-                .map(nodes -> Health.up().withDetail("nodes", nodes).build())
-                .onErrorResume(e -> Mono.just(Health.down()
-                        .withDetail("error", e.getClass().getSimpleName())
-                        .build()))
-                .doOnNext(health -> last.set(new Cached(health, System.nanoTime())));
+        return Mono.just(
+                watch.kafkaAnswers() ? Health.up().build() : Health.down().build());
     }
-
-    private record Cached(Health health, long at) {}
 }

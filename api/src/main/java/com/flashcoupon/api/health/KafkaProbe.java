@@ -12,9 +12,9 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * The api's one Kafka admin client for asking whether the cluster answers, shared by {@link BackendWatch} (fail closed
- * while Kafka is down) and {@link KafkaHealthIndicator} ({@code /actuator/health}), so one instance keeps one probing
- * connection instead of one per caller.
+ * The api's one Kafka admin client for asking whether the cluster answers, used by {@link BackendWatch} only (fail
+ * closed while Kafka is down; {@link KafkaHealthIndicator} reads its answer), so one instance keeps one probing
+ * connection.
  */
 @Component
 class KafkaProbe implements DisposableBean {
