@@ -23,7 +23,12 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
             "coupon.live.heartbeat=2s",
             // the rate limits have their own tests; these drive many requests from one address and member
             "coupon.ratelimit.member-per-second=0",
-            "coupon.ratelimit.address-per-second=0"
+            "coupon.ratelimit.address-per-second=0",
+            // the overload guard has its own test (OverloadGuardTest); here it runs on every request (BlockHound sees
+            // it) with a fixed limit no test reaches, so that no crowd of a test is refused for the machine's speed
+            "coupon.overload.initial-limit=100000",
+            "coupon.overload.min-limit=100000",
+            "coupon.overload.max-limit=100000"
         })
 @EmbeddedKafka(partitions = 3)
 @AutoConfigureWebTestClient
