@@ -6,13 +6,16 @@ import com.flashcoupon.api.web.MemberPaths;
 import com.flashcoupon.api.web.ProblemWriter;
 import com.flashcoupon.api.web.Problems;
 import com.flashcoupon.api.web.RequestIdFilter;
+import com.netflix.concurrency.limits.Limit;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.WindowedLimit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -50,6 +53,9 @@ import reactor.core.publisher.SignalType;
 @Component
 class OverloadGuard implements HttpHandlerDecoratorFactory {
 
+    static final double RTT_TOLERANCE = 2.0;
+    static final int WINDOW_SAMPLES = 20;
+
     private final boolean enabled;
     private final SimpleLimiter<Void> limiter;
     private final byte[] refusal;
@@ -62,11 +68,7 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
         this.enabled = settings.enabled();
         this.limiter = SimpleLimiter.newBuilder()
                 .named("member-api")
-                .limit(Gradient2Limit.newBuilder()
-                        .initialLimit(settings.initialLimit())
-                        .minLimit(settings.minLimit())
-                        .maxConcurrency(settings.maxLimit())
-                        .build())
+                .limit(limit(settings))
                 .build();
         this.retryAfter = Long.toString(settings.retryAfterSeconds());
         this.refusal = problems.bytes(Problems.of(
@@ -86,6 +88,26 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
         Gauge.builder("coupon.overload.in.flight", limiter, SimpleLimiter::getInflight)
                 .description("Member requests this instance is working on now (holding a permit)")
                 .register(meters);
+    }
+
+    /**
+     * Gradient2 compares the recent latency with its long-run average: the limit grows while the recent latency stays
+     * under {@value #RTT_TOLERANCE} times the average and shrinks (by at most a tenth at a time) when it rises above.
+     * Fed one sample per request, one slow exchange among fast ones would shrink it, and on a busy machine latencies
+     * are noisy: the limit then sank to its minimum and admissions with it (bin/bench). So it is fed the average of a
+     * window of at least {@value #WINDOW_SAMPLES} exchanges and 100 ms (at most 1 s), about ten updates a second.
+     */
+    static Limit limit(ApiProperties.Overload settings) {
+        return WindowedLimit.newBuilder()
+                .minWindowTime(100, TimeUnit.MILLISECONDS)
+                .maxWindowTime(1, TimeUnit.SECONDS)
+                .windowSize(WINDOW_SAMPLES)
+                .build(Gradient2Limit.newBuilder()
+                        .initialLimit(settings.initialLimit())
+                        .minLimit(settings.minLimit())
+                        .maxConcurrency(settings.maxLimit())
+                        .rttTolerance(RTT_TOLERANCE)
+                        .build());
     }
 
     @Override
