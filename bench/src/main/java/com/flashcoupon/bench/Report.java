@@ -261,6 +261,15 @@ final class Report {
                     + "of the client and of the api is taken from the admissions.");
             line();
         }
+        long spun = r.saturation == null ? 0 : r.saturation.count("503 UNAVAILABLE");
+        if (spun > 0) {
+            line("Caution: " + Fmt.percent(spun, r.saturation.total()) + " of the saturation phase's answers were 503 "
+                    + "refusals. Its closed loop sends the next request as soon as one is answered, ignoring "
+                    + "`Retry-After`, so refused connections spin and take CPU from the admissions: its admissions/s "
+                    + "understate the api's capacity. Measure that with `COUPON_OVERLOAD_ENABLED=false` and offer "
+                    + "twice it with `--overload-rate`.");
+            line();
+        }
     }
 
     private void loadgen(Results r) {

@@ -159,6 +159,12 @@ class ReportTest {
                 .contains("| overload at 10,000/s, admissions/s | ≥ saturation's (5,000/s) | 5,400/s = 108% | met |");
         assertThat(md).contains("| 503 UNAVAILABLE (refused, Retry-After) | 45,990 | 46% |");
         assertThat(md).contains("An open model at 10,000/s (2.00 × 5,000/s admissions)");
+        assertThat(md).doesNotContain("Caution:");
+
+        r.saturation =
+                run("saturation over HTTP", 256, 100_000, 20, 40, Map.of("202", 25_000L, "503 UNAVAILABLE", 75_000L));
+        assertThat(Report.markdown(r, List.of()))
+                .contains("Caution: 75% of the saturation phase's answers were 503 refusals.");
     }
 
     @Test
