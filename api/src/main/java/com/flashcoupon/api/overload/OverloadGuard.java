@@ -36,10 +36,10 @@ import reactor.core.publisher.SignalType;
  *
  * <p>Why here, around the whole HTTP handler rather than as a {@code WebFilter}: a refusal must cost as little as
  * possible, because at twice the api's capacity half of the requests are refused and their cost is taken from the
- * admissions. Before the first {@code WebFilter} runs, WebFlux has built the exchange, started the
- * {@code http.server.requests} observation and Spring Security has parsed and verified the token. Here a refusal is a
- * fixed 503 written straight to the response, and the latency measured is that of the whole exchange (filters,
- * security, controller, the response written).
+ * admissions. Before any {@code WebFilter} runs, WebFlux has built the exchange and started the
+ * {@code http.server.requests} observation, and a filter after Spring Security's runs after the token was parsed and
+ * verified. Here a refusal is a fixed 503 written straight to the response, and the latency measured is that of the
+ * whole exchange (filters, security, controller, the response written).
  *
  * <p>What is limited: the member endpoints ({@code /api/**}), the ones a crowd calls. Not limited: health (a busy
  * instance that failed its probes would be restarted or taken out, which makes the overload worse), the admin
