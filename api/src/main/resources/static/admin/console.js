@@ -13,6 +13,8 @@ let selectedId = null;
 let samples = [];          // [{t, admitted, issued}] of the selected event, oldest first
 let pollTimer = null;
 let listTimer = null;
+let loadTimer = null;
+let lastLoad = null;       // the previous GET /admin/v1/overload and when it came: {t, refused}
 
 // ---- API ------------------------------------------------------------------------------------------------------------
 
@@ -67,12 +69,33 @@ async function signIn(token) {
   $('#app-view').hidden = false;
   $('#sign-out').hidden = false;
   listTimer = setInterval(() => loadEvents().catch(() => {}), LIST_MS);
+  loadOverload().catch(() => {});
+  loadTimer = setInterval(() => loadOverload().catch(() => {}), POLL_MS);
 }
 
 function stopTimers() {
   clearInterval(pollTimer);
   clearInterval(listTimer);
-  pollTimer = listTimer = null;
+  clearInterval(loadTimer);
+  pollTimer = listTimer = loadTimer = null;
+  lastLoad = null;
+}
+
+// ---- load: the overload guard of the instance that answers -------------------------------------------------------
+
+async function loadOverload() {
+  const load = await api('GET', '/admin/v1/overload');
+  const now = Date.now();
+  const set = (key, value) => { document.querySelector(`[data-load="${key}"]`).textContent = value; };
+  set('limit', load.enabled ? number.format(load.limit) : 'off');
+  set('inFlight', number.format(load.inFlight));
+  set('refused', number.format(load.refused));
+  // per second since the previous answer; a smaller count means another instance (or a restart) answered
+  const perSecond = lastLoad && load.refused >= lastLoad.refused && now > lastLoad.t
+    ? Math.round((load.refused - lastLoad.refused) * 1000 / (now - lastLoad.t)) : null;
+  set('refusedPerSecond', perSecond === null ? '–' : number.format(perSecond));
+  $('#load-note').hidden = load.enabled;
+  lastLoad = { t: now, refused: load.refused };
 }
 
 // ---- event list -----------------------------------------------------------------------------------------------------

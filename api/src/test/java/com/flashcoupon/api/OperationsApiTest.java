@@ -90,6 +90,7 @@ class OperationsApiTest extends ApiTestBase {
                 new Endpoint("get", "/admin/v1/coupons/{couponId}", "200", "401", "403", "404"),
                 new Endpoint("patch", "/admin/v1/coupons/{couponId}", "200", "400", "401", "403", "404"),
                 new Endpoint("post", "/admin/v1/coupons/{couponId}/close", "200", "401", "403", "404"),
+                new Endpoint("get", "/admin/v1/overload", "200", "401", "403"),
                 new Endpoint("get", "/api/v1/coupons/{couponId}/issue-requests/me/events", "200", "401", "404"),
                 new Endpoint("get", "/api/v1/me/coupons", "200", "401"),
                 new Endpoint(

@@ -50,6 +50,7 @@ public final class BenchMain {
             new Step(List.of("crowd"), new CrowdPhase()),
             new Step(List.of("saturation"), new SaturationPhase()),
             new Step(List.of("open"), new OpenModelPhase()),
+            new Step(List.of("overload"), new OverloadPhase()),
             new Step(List.of("hold"), new HoldPhase()),
             new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()));
 
@@ -198,6 +199,8 @@ public final class BenchMain {
         for (String key : List.of(
                 "COUPON_RATELIMIT_ADDRESS_PER_SECOND",
                 "COUPON_RATELIMIT_MEMBER_PER_SECOND",
+                "COUPON_OVERLOAD_ENABLED",
+                "COUPON_OVERLOAD_MAX_LIMIT",
                 "COUPON_DRAIN_MAX_BATCH")) {
             if (apiEnv != null) {
                 r.setting("api " + key, apiEnv.getOrDefault(key, "not set"));
@@ -222,6 +225,13 @@ public final class BenchMain {
         r.setting(
                 "open model",
                 Fmt.count(s.openRate()) + "/s for " + s.openDuration().toSeconds() + " s, up to " + s.openConnections()
+                        + " connections");
+        r.setting(
+                "overload",
+                (s.overloadRate() > 0
+                                ? Fmt.count(s.overloadRate()) + "/s"
+                                : s.overloadFactor() + " × the saturation phase's admissions/s")
+                        + " for " + s.overloadDuration().toSeconds() + " s, up to " + s.openConnections()
                         + " connections");
         r.setting(
                 "hold",

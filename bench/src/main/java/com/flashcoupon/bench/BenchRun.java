@@ -100,6 +100,23 @@ final class BenchRun {
         }
     }
 
+    /**
+     * Mints member tokens until there are at least {@code n}, so that a run of {@code n} requests asks with {@code n}
+     * distinct members (the overload phase's size is known only once the saturation phase has measured).
+     */
+    void ensureTokens(int n) {
+        if (tokens.length >= n) {
+            return;
+        }
+        long mint = System.nanoTime();
+        String[] more = java.util.Arrays.copyOf(tokens, n);
+        for (int i = tokens.length; i < n; i++) {
+            more[i] = minter.member(member(i));
+        }
+        info("minted %,d more member tokens in %.1f s", n - tokens.length, since(mint));
+        tokens = more;
+    }
+
     String member(int i) {
         return "b" + runId + "-" + i;
     }

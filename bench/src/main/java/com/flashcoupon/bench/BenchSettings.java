@@ -40,6 +40,9 @@ record BenchSettings(
         int openRate,
         Duration openDuration,
         int openConnections,
+        Duration overloadDuration,
+        double overloadFactor,
+        int overloadRate,
         int holdConnections,
         Duration holdDuration,
         List<Integer> growthSizes,
@@ -53,7 +56,7 @@ record BenchSettings(
         long seed) {
 
     static final List<String> ALL_PHASES =
-            List.of("warmup", "loadgen", "crowd", "saturation", "open", "hold", "growth", "issuance");
+            List.of("warmup", "loadgen", "crowd", "saturation", "open", "overload", "hold", "growth", "issuance");
 
     static final List<Flags.Option> OPTIONS = List.of(
             new Flags.Option("api", "COUPON_API_URL", "the api's base URL (default http://127.0.0.1:8080)"),
@@ -84,6 +87,13 @@ record BenchSettings(
             new Flags.Option("open-rate", null, "open model: offered admissions per second (10000)"),
             new Flags.Option("open-duration", null, "open model: length (60s; quick 10s)"),
             new Flags.Option("open-connections", null, "open model: connections at most (1000)"),
+            new Flags.Option("overload-duration", null, "overload: length (60s; quick 10s)"),
+            new Flags.Option(
+                    "overload-factor", null, "overload: offered rate as a multiple of saturation's admissions/s (2)"),
+            new Flags.Option(
+                    "overload-rate",
+                    null,
+                    "overload: offered admissions per second, instead of the factor times saturation (0: measured)"),
             new Flags.Option("hold-connections", null, "held connections (1000)"),
             new Flags.Option("hold-duration", null, "how long they are held (60s; quick 10s)"),
             new Flags.Option("growth-sizes", null, "queue sizes (1000,100000,1000000; quick 1000,10000,100000)"),
@@ -149,6 +159,9 @@ record BenchSettings(
                 f.integer("open-rate", 10_000, 1, 1_000_000),
                 f.duration("open-duration", Duration.ofSeconds(quick ? 10 : 60)),
                 f.integer("open-connections", 1000, 1, 20_000),
+                f.duration("overload-duration", Duration.ofSeconds(quick ? 10 : 60)),
+                f.decimal("overload-factor", 2, 0.1, 100),
+                f.integer("overload-rate", 0, 0, 1_000_000),
                 f.integer("hold-connections", 1000, 1, 20_000),
                 f.duration("hold-duration", Duration.ofSeconds(quick ? 10 : 60)),
                 List.copyOf(sizes),

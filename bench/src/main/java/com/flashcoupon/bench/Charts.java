@@ -34,6 +34,9 @@ final class Charts {
                 runs.add(m);
             }
         }
+        if (r.overload != null) {
+            runs.add(r.overload.measured());
+        }
         if (r.open != null) {
             runs.add(r.open.measured());
         }

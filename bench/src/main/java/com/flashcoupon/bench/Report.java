@@ -16,6 +16,8 @@ final class Report {
     static final double OPEN_P999_MS = 100;
     static final double ISSUANCE_SHARE = 0.40;
     static final double GROWTH_FACTOR = 1.5;
+    /** Issue 11: at twice the saturation rate, the p99 of all answers. */
+    static final double OVERLOAD_P99_MS = 100;
 
     private final StringBuilder md = new StringBuilder();
 
@@ -40,6 +42,7 @@ final class Report {
                 r.settings.stream().map(s -> List.of(s.name(), s.value())).toList());
         targets(r);
         admission(r);
+        overload(r);
         loadgen(r);
         growth(r);
         issuance(r);
@@ -84,6 +87,30 @@ final class Report {
             rows.add(List.of(at + ", p99", "≤ 25 ms", Fmt.ms(m.millis(99)), Fmt.atMost(m.millis(99), OPEN_P99_MS)));
             rows.add(List.of(
                     at + ", p99.9", "≤ 100 ms", Fmt.ms(m.millis(99.9)), Fmt.atMost(m.millis(99.9), OPEN_P999_MS)));
+        }
+        if (r.overload != null) {
+            Measured m = r.overload.measured();
+            String at = "overload at " + Fmt.perSecond(r.overload.ratePerSecond());
+            long unanswered = m.count(Measured.NO_ANSWER);
+            rows.add(List.of(
+                    at + ", every request answered",
+                    "0 connection errors or time-outs",
+                    Fmt.count(unanswered) + " of " + Fmt.count(m.total()),
+                    unanswered == 0 ? "met" : "**missed**"));
+            rows.add(List.of(
+                    at + ", p99 of all answers",
+                    "≤ " + Fmt.ms(OVERLOAD_P99_MS),
+                    Fmt.ms(m.millis(99)),
+                    Fmt.atMost(m.millis(99), OVERLOAD_P99_MS)));
+            if (r.saturation != null) {
+                double saturation = OverloadPhase.saturationAdmissions(r);
+                rows.add(List.of(
+                        at + ", admissions/s",
+                        "≥ saturation's (" + Fmt.perSecond(saturation) + ")",
+                        Fmt.perSecond(OverloadPhase.admissionsPerSecond(m)) + " = "
+                                + Fmt.percent(OverloadPhase.admissionsPerSecond(m), saturation),
+                        Fmt.atLeast(OverloadPhase.admissionsPerSecond(m), saturation)));
+            }
         }
         if (r.hold != null) {
             rows.add(List.of(
@@ -180,6 +207,69 @@ final class Report {
                     r.open.measured().label(), outcomes(r.open.measured().outcomes())));
         }
         table(List.of("run", "outcomes"), outcomes);
+    }
+
+    private void overload(Results r) {
+        if (r.overload == null) {
+            return;
+        }
+        Measured m = r.overload.measured();
+        line("## Overload: twice the saturation rate");
+        line();
+        line("An open model at " + Fmt.perSecond(r.overload.ratePerSecond()) + " ("
+                + Fmt.ratio(r.overload.ratePerSecond(), r.overloadBase) + " × " + Fmt.perSecond(r.overloadBase)
+                + " admissions) for " + Fmt.seconds(m.elapsed().toMillis() / 1000.0) + ", up to "
+                + m.concurrency() + " connections, each request a distinct member; latency timed from each request's "
+                + "intended start, so a queue anywhere (the client's pool, the sockets, the api) shows. The client "
+                + "started a request at worst "
+                + Fmt.ms(r.overload.maxStartLag().toNanos() / 1e6)
+                + " behind schedule.");
+        line();
+        table(
+                List.of("run", "connections", "requests", "per second", "p50", "p99", "p99.9", "max", "errors"),
+                List.of(latencyRow(m)));
+        long refused = m.count("503 UNAVAILABLE");
+        long unanswered = m.count(Measured.NO_ANSWER);
+        table(
+                List.of("answers", "count", "share"),
+                List.of(
+                        List.of("all requests", Fmt.count(m.total()), "100%"),
+                        List.of(
+                                "answered (any status)",
+                                Fmt.count(m.total() - unanswered),
+                                Fmt.percent(m.total() - unanswered, m.total())),
+                        List.of(
+                                "202: a place in line",
+                                Fmt.count(m.count("202")),
+                                Fmt.percent(m.count("202"), m.total())),
+                        List.of(
+                                "503 UNAVAILABLE (refused, Retry-After)",
+                                Fmt.count(refused),
+                                Fmt.percent(refused, m.total())),
+                        List.of(
+                                "connection errors and time-outs",
+                                Fmt.count(unanswered),
+                                Fmt.percent(unanswered, m.total()))));
+        line("Outcomes: " + outcomes(m.outcomes()) + ".");
+        line();
+        if (r.saturation != null) {
+            double saturation = OverloadPhase.saturationAdmissions(r);
+            line("Admissions per second: " + Fmt.perSecond(OverloadPhase.admissionsPerSecond(m))
+                    + " under overload against " + Fmt.perSecond(saturation) + " at saturation ("
+                    + Fmt.ratio(OverloadPhase.admissionsPerSecond(m), saturation) + "). On this machine the load "
+                    + "generator shares the api's 2 cores, and it works harder at twice the rate: the refusals' share "
+                    + "of the client and of the api is taken from the admissions.");
+            line();
+        }
+        long spun = r.saturation == null ? 0 : r.saturation.count("503 UNAVAILABLE");
+        if (spun > 0) {
+            line("Caution: " + Fmt.percent(spun, r.saturation.total()) + " of the saturation phase's answers were 503 "
+                    + "refusals. Its closed loop sends the next request as soon as one is answered, ignoring "
+                    + "`Retry-After`, so refused connections spin and take CPU from the admissions: its admissions/s "
+                    + "understate the api's capacity. Measure that with `COUPON_OVERLOAD_ENABLED=false` and offer "
+                    + "twice it with `--overload-rate`.");
+            line();
+        }
     }
 
     private void loadgen(Results r) {

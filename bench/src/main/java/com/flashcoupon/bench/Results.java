@@ -60,6 +60,11 @@ final class Results {
     Measured saturation;
     OpenModel.Result open;
     int openTargetRate;
+    /** The overload phase: an open model at a multiple of {@link #overloadBase}. */
+    OpenModel.Result overload;
+    /** Admissions per second the overload rate was a multiple of: the saturation phase's, or --overload-rate's. */
+    double overloadBase;
+
     Measured hold;
     final List<GrowthPoint> growth = new ArrayList<>();
     Issuance issuance;

@@ -131,6 +131,43 @@ class ReportTest {
     }
 
     @Test
+    void theOverloadRunIsSetAgainstTheSaturationPhaseOfTheSameRun() {
+        Results r = new Results();
+        // saturation: 100,000 admissions in 20 s = 5,000/s
+        r.saturation = run("saturation over HTTP", 256, 100_000, 20, 40, Map.of("202", 100_000L));
+        // twice that for 10 s: 54,000 places in line (5,400/s), 45,990 refused, 10 never answered; p99 60 ms
+        r.overloadBase = 5_000;
+        r.overload = new OpenModel.Result(
+                run(
+                        "overload 10000/s",
+                        1000,
+                        100_000,
+                        10,
+                        60,
+                        Map.of("202", 54_000L, "503 UNAVAILABLE", 45_990L, Measured.NO_ANSWER, 10L)),
+                10_000,
+                Duration.ofMillis(3),
+                0);
+
+        String md = Report.markdown(r, List.of());
+
+        assertThat(md)
+                .contains("| overload at 10,000/s, every request answered | 0 connection errors or time-outs | 10 of "
+                        + "100,000 | **missed** |");
+        assertThat(md).contains("| overload at 10,000/s, p99 of all answers | ≤ 100 ms | 60.0 ms | met |");
+        assertThat(md)
+                .contains("| overload at 10,000/s, admissions/s | ≥ saturation's (5,000/s) | 5,400/s = 108% | met |");
+        assertThat(md).contains("| 503 UNAVAILABLE (refused, Retry-After) | 45,990 | 46% |");
+        assertThat(md).contains("An open model at 10,000/s (2.00 × 5,000/s admissions)");
+        assertThat(md).doesNotContain("Caution:");
+
+        r.saturation =
+                run("saturation over HTTP", 256, 100_000, 20, 40, Map.of("202", 25_000L, "503 UNAVAILABLE", 75_000L));
+        assertThat(Report.markdown(r, List.of()))
+                .contains("Caution: 75% of the saturation phase's answers were 503 refusals.");
+    }
+
+    @Test
     void phasesThatDidNotRunSaySo() {
         String md = Report.markdown(new Results(), List.of());
         assertThat(md).contains("No target could be evaluated");

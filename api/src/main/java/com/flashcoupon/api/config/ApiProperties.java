@@ -19,7 +19,8 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue Kafka kafka,
         @Valid @NotNull @DefaultValue RateLimit ratelimit,
         @Valid @NotNull @DefaultValue Retention retention,
-        @Valid @NotNull @DefaultValue Metrics metrics) {
+        @Valid @NotNull @DefaultValue Metrics metrics,
+        @Valid @NotNull @DefaultValue Overload overload) {
 
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
@@ -77,6 +78,38 @@ public record ApiProperties(
      *     contract says): no token needed
      */
     public record Metrics(@DefaultValue("") String requireRole) {}
+
+    /**
+     * Adaptive admission control in front of the member endpoints (docs/operations.md, Overload): how many member
+     * requests one instance works on at once, adapted to their measured latency (Netflix's Gradient2 limit). A request
+     * over the limit is answered at once with 503 {@code UNAVAILABLE} and {@code Retry-After}, having done nothing, so
+     * that a crowd over capacity gets fast answers instead of a queue that grows until clients time out.
+     *
+     * @param enabled false lets every request through (the limit then neither measures nor refuses)
+     * @param initialLimit the limit at start-up, before any latency was measured
+     * @param minLimit the limit never falls below this, however slow requests get
+     * @param maxLimit the limit never grows above this, however fast requests are
+     * @param retryAfter the {@code Retry-After} of a refusal, rounded up to whole seconds
+     */
+    public record Overload(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("50") @Min(1) int initialLimit,
+            @DefaultValue("20") @Min(1) int minLimit,
+            @DefaultValue("500") @Min(1) int maxLimit,
+            @DefaultValue("1s") @NotNull Duration retryAfter) {
+
+        public Overload {
+            if (minLimit > initialLimit || initialLimit > maxLimit) {
+                throw new IllegalArgumentException("coupon.overload needs min-limit <= initial-limit <= max-limit, was "
+                        + minLimit + ", " + initialLimit + ", " + maxLimit);
+            }
+        }
+
+        /** {@link #retryAfter} in whole seconds, at least 1: the header's unit. */
+        public long retryAfterSeconds() {
+            return Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+        }
+    }
 
     /**
      * The topics this app creates when they are missing: partitions, and replicas of each ({@code

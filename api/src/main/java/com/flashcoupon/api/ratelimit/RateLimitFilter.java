@@ -3,13 +3,13 @@ package com.flashcoupon.api.ratelimit;
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.web.BackendFailures;
 import com.flashcoupon.api.web.ErrorCode;
+import com.flashcoupon.api.web.MemberPaths;
 import com.flashcoupon.api.web.ProblemWriter;
 import com.flashcoupon.api.web.Problems;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.server.PathContainer;
 import org.springframework.security.core.context.ReactiveSecurityContextHolder;
 import org.springframework.security.core.context.SecurityContext;
 import org.springframework.stereotype.Component;
@@ -45,7 +45,7 @@ class RateLimitFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!enabled || !isMemberApi(exchange.getRequest().getPath().pathWithinApplication())) {
+        if (!enabled || !MemberPaths.isMemberApi(exchange.getRequest().getPath().pathWithinApplication())) {
             return chain.filter(exchange);
         }
         return ReactiveSecurityContextHolder.getContext()
@@ -60,20 +60,6 @@ class RateLimitFilter implements WebFilter {
                         }))
                 .defaultIfEmpty(RateLimits.Verdict.ALLOWED)
                 .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange) : refuse(exchange, verdict));
-    }
-
-    /**
-     * Whether the path is under {@code /api/} as routing sees it: the first non-empty segment decoded and without
-     * matrix parameters, so {@code /%61pi/...} or {@code /api;x=1/...}, which routing serves, are limited too.
-     */
-    static boolean isMemberApi(PathContainer path) {
-        for (PathContainer.Element element : path.elements()) {
-            if (element instanceof PathContainer.PathSegment segment
-                    && !segment.valueToMatch().isEmpty()) {
-                return segment.valueToMatch().equals("api");
-            }
-        }
-        return false;
     }
 
     private static final RateLimits.Verdict UNAVAILABLE = new RateLimits.Verdict("unavailable", 1);

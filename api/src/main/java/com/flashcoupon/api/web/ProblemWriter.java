@@ -28,9 +28,14 @@ public class ProblemWriter {
         }
         response.setStatusCode(HttpStatus.valueOf(problem.getStatus()));
         response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
-        byte[] bytes = json.writeValueAsBytes(flatten(problem));
+        byte[] bytes = bytes(problem);
         return response.writeWith(
                 Mono.fromSupplier(() -> response.bufferFactory().wrap(bytes)));
+    }
+
+    /** The problem's body as JSON bytes: for answers written before any exchange exists (the overload guard). */
+    public byte[] bytes(ProblemDetail problem) {
+        return json.writeValueAsBytes(flatten(problem));
     }
 
     static Map<String, Object> flatten(ProblemDetail problem) {

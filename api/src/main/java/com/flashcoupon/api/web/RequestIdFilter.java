@@ -28,7 +28,7 @@ import reactor.util.context.Context;
 @Order(Ordered.HIGHEST_PRECEDENCE)
 public class RequestIdFilter implements WebFilter {
 
-    static final String HEADER = "X-Request-Id";
+    public static final String HEADER = "X-Request-Id";
     static final String KEY = "requestId";
 
     private static final Pattern SANE = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
@@ -40,8 +40,7 @@ public class RequestIdFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        String given = exchange.getRequest().getHeaders().getFirst(HEADER);
-        String id = given != null && SANE.matcher(given).matches() ? given : newId();
+        String id = idOf(exchange.getRequest().getHeaders().getFirst(HEADER));
         exchange.getResponse().getHeaders().set(HEADER, id);
         exchange.getAttributes().put(KEY, id);
         return chain.filter(exchange).contextWrite(Context.of(KEY, id));
@@ -64,6 +63,11 @@ public class RequestIdFilter implements WebFilter {
      */
     static MDC.MDCCloseable logScope(ServerWebExchange exchange) {
         return MDC.putCloseable(KEY, exchange.getAttributeOrDefault(KEY, ""));
+    }
+
+    /** The caller's {@code X-Request-Id} when it is a sane token, else a new id. */
+    public static String idOf(String given) {
+        return given != null && SANE.matcher(given).matches() ? given : newId();
     }
 
     /** 64 random bits in hex; ThreadLocalRandom, so nothing blocks on an entropy source on the event loop. */

@@ -25,7 +25,12 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
             "coupon.ratelimit.member-per-second=0",
             "coupon.ratelimit.address-per-second=0",
             // idle unless a test holds the broker's acknowledgements back
-            "spring.kafka.producer.properties.interceptor.classes=com.flashcoupon.api.support.SlowAcks"
+            "spring.kafka.producer.properties.interceptor.classes=com.flashcoupon.api.support.SlowAcks",
+            // the overload guard has its own test (OverloadGuardTest); here it runs on every request (BlockHound sees
+            // it) with a fixed limit no test reaches, so that no crowd of a test is refused for the machine's speed
+            "coupon.overload.initial-limit=100000",
+            "coupon.overload.min-limit=100000",
+            "coupon.overload.max-limit=100000"
         })
 @EmbeddedKafka(partitions = 3)
 @AutoConfigureWebTestClient

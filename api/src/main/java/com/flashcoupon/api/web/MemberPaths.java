@@ -1,0 +1,42 @@
+package com.flashcoupon.api.web;
+
+import org.springframework.http.server.PathContainer;
+
+/** Which paths are the member endpoints, as routing sees them: shared by the rate limits and the overload guard. */
+public final class MemberPaths {
+
+    private MemberPaths() {}
+
+    /**
+     * Whether the path is under {@code /api/} as routing sees it: the first non-empty segment decoded and without
+     * matrix parameters, so {@code /%61pi/...} or {@code /api;x=1/...}, which routing serves, count too.
+     */
+    public static boolean isMemberApi(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && first.equals("api");
+    }
+
+    /**
+     * Whether the path ends in the segment {@code events}: the live status streams ({@code .../issue-requests/me/events}),
+     * which hold their exchange for as long as the member watches.
+     */
+    public static boolean isEventStream(PathContainer path) {
+        String last = segment(path, false);
+        return last != null && last.equals("events");
+    }
+
+    /** The first or last non-empty segment, decoded and without matrix parameters; null when there is none. */
+    private static String segment(PathContainer path, boolean first) {
+        String found = null;
+        for (PathContainer.Element element : path.elements()) {
+            if (element instanceof PathContainer.PathSegment segment
+                    && !segment.valueToMatch().isEmpty()) {
+                found = segment.valueToMatch();
+                if (first) {
+                    return found;
+                }
+            }
+        }
+        return found;
+    }
+}
