@@ -93,9 +93,9 @@ public record ApiProperties(
      */
     public record Overload(
             @DefaultValue("true") boolean enabled,
-            @DefaultValue("50") @Min(1) int initialLimit,
-            @DefaultValue("20") @Min(1) int minLimit,
-            @DefaultValue("500") @Min(1) int maxLimit,
+            @DefaultValue("256") @Min(1) int initialLimit,
+            @DefaultValue("256") @Min(1) int minLimit,
+            @DefaultValue("2000") @Min(1) int maxLimit,
             @DefaultValue("1s") @NotNull Duration retryAfter) {
 
         public Overload {
