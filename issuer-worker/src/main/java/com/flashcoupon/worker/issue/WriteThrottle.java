@@ -11,6 +11,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -42,10 +43,10 @@ final class WriteThrottle {
     WriteThrottle(int perSecond, TimeMeter clock, BlockingStrategy blocking) {
         this(
                 perSecond,
-                () -> Bucket.builder()
+                SingletonSupplier.of(() -> Bucket.builder()
                         .addLimit(limit -> limit.capacity(perSecond).refillGreedy(perSecond, Duration.ofSeconds(1)))
                         .withCustomTimePrecision(clock)
-                        .build(),
+                        .build()),
                 blocking);
     }
 
@@ -54,32 +55,48 @@ final class WriteThrottle {
             throw new IllegalArgumentException("perSecond must be at least 1, was " + perSecond);
         }
         this.capacity = perSecond;
-        this.bucket = SingletonSupplier.of(bucket);
+        this.bucket = bucket;
         this.blocking = blocking;
     }
 
     /**
      * The bucket every worker shares, kept in Redis under {@link #sharedKey}. Connected on first use (a Redis outage
-     * at start-up then fails a batch, which is retried, instead of the start), on a connection of its own.
+     * at start-up then fails a batch, which is retried, instead of the start), on a connection of its own, and again
+     * whenever Spring's Redis client is a new one (the connection factory was stopped and started: the old client's
+     * connection is closed for good; Lettuce itself reconnects a dropped connection).
      */
     static WriteThrottle shared(Supplier<AbstractRedisClient> redis, int perSecond) {
+        AtomicReference<Shared> current = new AtomicReference<>();
         return new WriteThrottle(
                 perSecond,
                 () -> {
-                    var builder = redis.get() instanceof RedisClusterClient cluster
-                            ? Bucket4jLettuce.casBasedBuilder(cluster)
-                            : Bucket4jLettuce.casBasedBuilder((RedisClient) redis.get());
-                    return builder.requestTimeout(Duration.ofSeconds(2))
-                            // an idle bucket's key goes away once it would be full again anyway
-                            .expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(
-                                    Duration.ofSeconds(10)))
-                            .build()
-                            .builder()
-                            .build(
-                                    sharedKey(perSecond).getBytes(StandardCharsets.UTF_8),
-                                    () -> configuration(perSecond));
+                    synchronized (current) {
+                        AbstractRedisClient client = redis.get();
+                        Shared shared = current.get();
+                        if (shared == null || shared.client() != client) {
+                            // first use, or Spring replaced the client (its connection factory stopped and started)
+                            shared = new Shared(client, connect(client, perSecond));
+                            current.set(shared);
+                        }
+                        return shared.bucket();
+                    }
                 },
                 BlockingStrategy.PARKING);
+    }
+
+    private record Shared(AbstractRedisClient client, Bucket bucket) {}
+
+    private static Bucket connect(AbstractRedisClient client, int perSecond) {
+        var builder = client instanceof RedisClusterClient cluster
+                ? Bucket4jLettuce.casBasedBuilder(cluster)
+                : Bucket4jLettuce.casBasedBuilder((RedisClient) client);
+        return builder.requestTimeout(Duration.ofSeconds(2))
+                // an idle bucket's key goes away once it would be full again anyway
+                .expirationAfterWrite(
+                        ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(Duration.ofSeconds(10)))
+                .build()
+                .builder()
+                .build(sharedKey(perSecond).getBytes(StandardCharsets.UTF_8), () -> configuration(perSecond));
     }
 
     private static BucketConfiguration configuration(int perSecond) {
