@@ -17,19 +17,19 @@ class PipelineConfig {
 
     @Bean
     NewTopic issueRequestedTopic(ApiProperties properties) {
-        return TopicBuilder.name(Topics.ISSUE_REQUESTED)
-                .partitions(properties.kafka().topicPartitions())
-                .replicas(properties.kafka().replicationFactor())
-                .configs(Topics.configs(properties.kafka().replicationFactor()))
-                .build();
+        return topic(Topics.ISSUE_REQUESTED, properties.kafka());
     }
 
     @Bean
     NewTopic issueResultTopic(ApiProperties properties) {
-        return TopicBuilder.name(Topics.ISSUE_RESULT)
-                .partitions(properties.kafka().topicPartitions())
-                .replicas(properties.kafka().replicationFactor())
-                .configs(Topics.configs(properties.kafka().replicationFactor()))
+        return topic(Topics.ISSUE_RESULT, properties.kafka());
+    }
+
+    private static NewTopic topic(String name, ApiProperties.Kafka kafka) {
+        return TopicBuilder.name(name)
+                .partitions(kafka.topicPartitions())
+                .replicas(kafka.replicationFactor())
+                .configs(Topics.configs(kafka.replicationFactor()))
                 .build();
     }
 
