@@ -20,7 +20,23 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue RateLimit ratelimit,
         @Valid @NotNull @DefaultValue Retention retention,
         @Valid @NotNull @DefaultValue Metrics metrics,
-        @Valid @NotNull @DefaultValue Overload overload) {
+        @Valid @NotNull @DefaultValue Overload overload,
+        @Valid @NotNull @DefaultValue Redis redis) {
+
+    /**
+     * Redis beyond its address (Spring Boot's {@code spring.data.redis}).
+     *
+     * @param clusterNodes {@code host:port,...} of a Redis Cluster, or empty for the standalone Redis of
+     *     {@code spring.data.redis.url} (see {@code com.flashcoupon.db.redis.RedisClusterSwitch})
+     * @param minReplicas replicas an admission must reach before it is answered 202 (Redis {@code WAIT}, shared by every
+     *     admission written before it on the connection); 0 answers once the primary has it
+     * @param replicaTimeout how long one {@code WAIT} waits for them; short of replicas then, the admission is answered
+     *     503 with an unknown outcome, never 202
+     */
+    public record Redis(
+            @DefaultValue("") String clusterNodes,
+            @DefaultValue("0") @Min(0) @Max(5) int minReplicas,
+            @DefaultValue("500ms") @NotNull Duration replicaTimeout) {}
 
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and

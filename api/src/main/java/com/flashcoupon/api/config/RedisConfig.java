@@ -1,14 +1,12 @@
 package com.flashcoupon.api.config;
 
 import io.lettuce.core.ClientOptions;
-import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
-import org.springframework.boot.data.redis.autoconfigure.LettuceClientConfigurationBuilderCustomizer;
+import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBuilderCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -23,9 +21,10 @@ class RedisConfig {
 
     /**
      * While Redis is unreachable, commands fail at once instead of queueing until the command time-out: the caller gets
-     * a 503 in microseconds. Lettuce keeps reconnecting in the background. These options replace Spring Boot's, so
-     * they carry the command time-out ({@code spring.data.redis.timeout}) themselves: without {@link TimeoutOptions}
-     * a reactive command whose reply never comes would hang its request forever.
+     * a 503 in microseconds. Lettuce keeps reconnecting in the background. Spring Boot's options builder is adjusted,
+     * not replaced, so that on a Redis Cluster it stays the cluster's (with the topology refresh of
+     * {@code spring.data.redis.lettuce.cluster.refresh}); the command time-out ({@code spring.data.redis.timeout}) also
+     * bounds reactive commands: without {@link TimeoutOptions} one whose reply never comes would hang its request.
      *
      * <p>Replies are handed to the caller on Lettuce's computation threads ({@code publishOnScheduler}), not on the
      * connection's I/O thread. Otherwise the rest of each request (the handler, the next script, the JSON answer) runs
@@ -34,16 +33,11 @@ class RedisConfig {
      * the first requests of {@code bin/demo} got 503 although Redis had answered in a millisecond.
      */
     @Bean
-    LettuceClientConfigurationBuilderCustomizer failFastWhileDisconnected(DataRedisProperties redis) {
-        Duration connectTimeout = redis.getConnectTimeout() != null ? redis.getConnectTimeout() : Duration.ofSeconds(2);
-        return builder -> builder.clientOptions(ClientOptions.builder()
-                .autoReconnect(true)
+    LettuceClientOptionsBuilderCustomizer failFastWhileDisconnected() {
+        return options -> options.autoReconnect(true)
                 .publishOnScheduler(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled())
-                .socketOptions(
-                        SocketOptions.builder().connectTimeout(connectTimeout).build())
-                .build());
+                .timeoutOptions(TimeoutOptions.enabled());
     }
 
     /**

@@ -3,12 +3,12 @@ package com.flashcoupon.api.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.support.TestEnvironment;
+import io.lettuce.core.ClientOptions;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -26,11 +26,11 @@ class RedisRepliesTest {
 
     @Test
     void aCallerBusyAfterItsReplyDoesNotTimeOutTheRepliesOfOthers() throws InterruptedException {
-        DataRedisProperties properties = new DataRedisProperties();
-        properties.setConnectTimeout(Duration.ofSeconds(2));
-        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder =
-                LettuceClientConfiguration.builder().commandTimeout(COMMAND_TIMEOUT);
-        new RedisConfig().failFastWhileDisconnected(properties).customize(builder);
+        ClientOptions.Builder options = ClientOptions.builder();
+        new RedisConfig().failFastWhileDisconnected().customize(options);
+        LettuceClientConfiguration.LettuceClientConfigurationBuilder builder = LettuceClientConfiguration.builder()
+                .commandTimeout(COMMAND_TIMEOUT)
+                .clientOptions(options.build());
         LettuceConnectionFactory factory = new LettuceConnectionFactory(standalone(), builder.build());
         factory.afterPropertiesSet();
         factory.start();
