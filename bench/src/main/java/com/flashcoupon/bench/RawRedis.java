@@ -24,7 +24,9 @@ import java.util.function.IntFunction;
 final class RawRedis implements AutoCloseable {
 
     /** The script's first reply, as labels (see admit.lua). */
-    static final String[] OUTCOMES = {"mirror missing", "admitted", "asked before", "sold out", "not open", "closed"};
+    static final String[] OUTCOMES = {
+        "mirror missing", "admitted", "asked before", "sold out", "not open", "closed", "rate limited"
+    };
 
     private final RedisClient client;
     private final StatefulRedisConnection<String, String> connection;
@@ -35,7 +37,16 @@ final class RawRedis implements AutoCloseable {
         this.client = RedisClient.create(url);
         this.connection = client.connect();
         this.async = connection.async();
-        this.sha = connection.sync().scriptLoad(Files.readString(script));
+        this.sha = connection.sync().scriptLoad(withLimits(script));
+    }
+
+    /**
+     * The script as the api runs it: {@code limits.lua} (the rate limits' check, beside it) in front. Called here
+     * without limit keys or rates, so the limits are off, as in the bench's api runs with limits off.
+     */
+    static String withLimits(Path script) throws IOException {
+        Path limits = script.resolveSibling("limits.lua");
+        return (Files.exists(limits) ? Files.readString(limits) : "") + Files.readString(script);
     }
 
     static String[] keys(long couponId) {
@@ -44,13 +55,14 @@ final class RawRedis implements AutoCloseable {
             CouponKeys.queue(couponId),
             CouponKeys.seq(couponId),
             CouponKeys.done(couponId),
-            CouponKeys.stats(couponId)
+            CouponKeys.stats(couponId),
+            CouponKeys.result(couponId)
         };
     }
 
     void delete(long couponId) {
         String[] k = keys(couponId);
-        connection.sync().del(k[0], k[1], k[2], k[3], k[4], CouponKeys.cursor(couponId), CouponKeys.result(couponId));
+        connection.sync().del(k[0], k[1], k[2], k[3], k[4], k[5], CouponKeys.cursor(couponId));
     }
 
     long queued(long couponId) {

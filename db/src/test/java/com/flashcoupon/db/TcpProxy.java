@@ -17,8 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class TcpProxy implements AutoCloseable {
 
-    private final String targetHost;
-    private final int targetPort;
+    private volatile String targetHost;
+    private volatile int targetPort;
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
@@ -60,6 +60,19 @@ public final class TcpProxy implements AutoCloseable {
     /** Forwards the replies held back, and every later one, again. */
     public void releaseReplies() {
         holdingReplies = false;
+    }
+
+    /**
+     * Sends new connections to another server from now on (a failover: clients reconnect to the same address and reach
+     * the promoted replica); open connections are dropped.
+     */
+    public synchronized void retarget(String host, int port) throws IOException {
+        targetHost = host;
+        targetPort = port;
+        for (Socket socket : sockets) {
+            socket.close();
+        }
+        sockets.clear();
     }
 
     /** Drops every open connection and refuses new ones until {@link #restore()}. */

@@ -1,7 +1,14 @@
 package com.flashcoupon.api.admission;
 
-/** What the admission script answered for one member. */
-record Admission(Outcome outcome, long sequence, long done, int rate) {
+/**
+ * What the admission script answered for one member; {@code result} is the member's recorded result when they asked
+ * before and it is decided ({@code I:<wallet id>} or {@code F:<reason>}), empty otherwise.
+ */
+record Admission(Outcome outcome, long sequence, long done, int rate, String result) {
+
+    Admission(Outcome outcome, long sequence, long done, int rate) {
+        this(outcome, sequence, done, rate, "");
+    }
 
     enum Outcome {
         MIRROR_MISSING,
@@ -9,7 +16,8 @@ record Admission(Outcome outcome, long sequence, long done, int rate) {
         ALREADY_ASKED,
         SOLD_OUT,
         NOT_OPEN_YET,
-        CLOSED;
+        CLOSED,
+        RATE_LIMITED;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

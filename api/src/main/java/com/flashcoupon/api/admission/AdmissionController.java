@@ -9,6 +9,7 @@ import jakarta.validation.constraints.Positive;
 import java.net.URI;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -41,9 +42,10 @@ class AdmissionController {
                 description = "SOLD_OUT, or NOT_OPEN (before openAt, after closeAt, closed by an operator)")
     })
     @PostMapping("/api/v1/coupons/{couponId}/issue-requests")
-    Mono<ResponseEntity<Object>> request(@PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt) {
+    Mono<ResponseEntity<Object>> request(
+            @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         return admissions
-                .admit(couponId, jwt.getSubject())
+                .admit(couponId, jwt.getSubject(), request)
                 .map(answer -> ResponseEntity.status(answer.newlyAdmitted() ? HttpStatus.ACCEPTED : HttpStatus.OK)
                         .location(URI.create("/api/v1/coupons/" + couponId + "/issue-requests/me"))
                         .body(answer.status()));

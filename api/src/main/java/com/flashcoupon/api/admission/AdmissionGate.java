@@ -111,7 +111,7 @@ class AdmissionGate {
                     loadQueue(couponId);
                 }
             }
-            case ALREADY_ASKED -> {}
+            case ALREADY_ASKED, RATE_LIMITED -> {}
         }
     }
 

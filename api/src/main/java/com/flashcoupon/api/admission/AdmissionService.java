@@ -1,29 +1,33 @@
 package com.flashcoupon.api.admission;
 
+import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.health.BackendWatch;
+import com.flashcoupon.api.ratelimit.RateLimits;
+import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.api.web.BackendFailures;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.db.Coupon;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Service;
 import reactor.core.publisher.Mono;
 
 /**
- * First-come admission: one Lua script decides (window, duplicate, stock cap, sequence, ZADD NX). Redis unreachable
+ * First-come admission: one Lua script decides (the member's and the address's rate limits, window, duplicate, stock
+ * cap, sequence, ZADD NX), in one round trip to the coupon's slot. With {@code coupon.redis.min-replicas}, a 202 or a
+ * 200 is answered only once the admission reached that many replicas (a group-committed {@code WAIT}). Redis unreachable
  * fails the request (503), never admits it; an answer lost after the script was sent is a 503 that says the outcome is
  * unknown (the retry tells); a coupon missing from Redis is restored from MySQL before Redis decides. A retired event
  * is answered from MySQL alone, exactly as Redis answered before it was retired.
@@ -33,11 +37,15 @@ class AdmissionService {
 
     private static final Logger log = LoggerFactory.getLogger(AdmissionService.class);
 
-    private final ReactiveStringRedisTemplate redis;
+    private final ScriptConnection redis;
 
-    /** Taken when the bean is created, so the script file is read at start-up and never on an event loop. */
-    @SuppressWarnings("rawtypes")
-    private final RedisScript<List> script = AdmitScript.SCRIPT;
+    /** Taken when the bean is created, so the script files are read at start-up and never on an event loop. */
+    private final ScriptConnection.Script script = AdmitScript.SCRIPT;
+
+    private final RateLimits limits;
+    private final int minReplicas;
+    private final long replicaTimeoutMs;
+    private final Counter notReplicated;
 
     private final CouponMirror mirror;
     private final StatusService statuses;
@@ -50,7 +58,9 @@ class AdmissionService {
     private final Timer latency;
 
     AdmissionService(
-            ReactiveStringRedisTemplate redis,
+            ScriptConnection redis,
+            RateLimits limits,
+            ApiProperties properties,
             CouponMirror mirror,
             StatusService statuses,
             AdmissionGate gate,
@@ -62,6 +72,12 @@ class AdmissionService {
         this.retired = retired;
         this.clock = clock;
         this.redis = redis;
+        this.limits = limits;
+        this.minReplicas = properties.redis().minReplicas();
+        this.replicaTimeoutMs = properties.redis().replicaTimeout().toMillis();
+        this.notReplicated = Counter.builder("coupon.admissions.not.replicated")
+                .description("Admissions answered 503 because they did not reach coupon.redis.min-replicas in time")
+                .register(meters);
         this.gate = gate;
         this.localRefusals = Counter.builder("coupon.admissions.local.refusals")
                 .description("Refusals answered from what this instance knows, without a Redis round trip")
@@ -83,21 +99,22 @@ class AdmissionService {
     }
 
     /** Admits the member, or fails with the contract's problem; {@code newlyAdmitted} tells 202 from 200. */
-    Mono<Answer> admit(long couponId, String memberId) {
+    Mono<Answer> admit(long couponId, String memberId, ServerHttpRequest request) {
         return Mono.defer(() -> {
             Timer.Sample started = Timer.start();
-            return decide(couponId, memberId).doFinally(signal -> started.stop(latency));
+            return decide(couponId, memberId, request).doFinally(signal -> started.stop(latency));
         });
     }
 
-    private Mono<Answer> decide(long couponId, String memberId) {
+    private Mono<Answer> decide(long couponId, String memberId, ServerHttpRequest request) {
         String down = backends.down();
         if (down != null) {
             return Mono.error(ApiException.unavailable(down));
         }
+        RateLimits.CouponLimits charged = limits.forCoupon(couponId, memberId, request);
         var gone = retired.find(couponId);
         if (gone.isPresent()) {
-            return answerRetired(gone.get(), memberId);
+            return limits.charge(charged).then(answerRetired(gone.get(), memberId));
         }
         var refusal = gate.localRefusal(couponId, memberId);
         if (refusal.isPresent()) {
@@ -105,20 +122,44 @@ class AdmissionService {
             localRefusals.increment();
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
-        return runScript(couponId, memberId)
+        return runScript(couponId, memberId, charged)
                 .flatMap(admission -> admission.outcome() != Admission.Outcome.MIRROR_MISSING
                         ? decided(couponId, memberId, admission)
                         : mirror.restoreOrNotFound(couponId)
                                 .flatMap(coupon -> coupon.retired()
-                                        ? answerRetired(coupon, memberId)
-                                        : runScript(couponId, memberId)
+                                        ? limits.charge(charged).then(answerRetired(coupon, memberId))
+                                        : runScript(couponId, memberId, charged)
                                                 .flatMap(again -> decided(couponId, memberId, again))));
     }
 
     private Mono<Answer> decided(long couponId, String memberId, Admission admission) {
         outcomes.get(admission.outcome()).increment();
         gate.learn(couponId, admission);
-        return answer(couponId, memberId, admission);
+        Mono<Answer> answer = answer(couponId, memberId, admission);
+        boolean promise = admission.outcome() == Admission.Outcome.ADMITTED
+                || (admission.outcome() == Admission.Outcome.ALREADY_ASKED
+                        && admission.result().isEmpty());
+        return promise && minReplicas > 0 ? replicated(couponId).then(answer) : answer;
+    }
+
+    /**
+     * Completes once the admission reached {@code minReplicas} replicas: a 202 (or a 200 with a position) is a promise
+     * that must outlive the primary. Short of replicas in time, a 503 that says nothing is promised yet; the admission
+     * stays on the primary, and asking again answers 200 once it is replicated.
+     */
+    private Mono<Void> replicated(long couponId) {
+        return redis.awaitReplicas(CouponKeys.queue(couponId), minReplicas, replicaTimeoutMs)
+                .onErrorMap(error -> {
+                    log.warn("the replica wait of coupon {} failed: {}", couponId, error.toString());
+                    return ApiException.admissionOutcomeUnknown(couponId);
+                })
+                .flatMap(acknowledged -> {
+                    if (acknowledged >= minReplicas) {
+                        return Mono.empty();
+                    }
+                    notReplicated.increment();
+                    return Mono.error(ApiException.admissionNotReplicated(couponId));
+                });
     }
 
     /**
@@ -155,7 +196,14 @@ class AdmissionService {
                         true,
                         IssueStatus.waiting(
                                 couponId, memberId, admission.sequence(), admission.done(), admission.rate())));
-            case ALREADY_ASKED -> statuses.status(couponId, memberId).map(status -> new Answer(false, status));
+            case ALREADY_ASKED ->
+                Mono.just(new Answer(
+                        false,
+                        admission.result().isEmpty()
+                                ? IssueStatus.waiting(
+                                        couponId, memberId, admission.sequence(), admission.done(), admission.rate())
+                                : StatusService.fromResult(couponId, memberId, admission.result())));
+            case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));
             case SOLD_OUT -> Mono.error(ApiException.soldOut(couponId));
             case NOT_OPEN_YET -> Mono.error(ApiException.notOpenYet(couponId));
             case CLOSED -> Mono.error(ApiException.closed(couponId));
@@ -163,9 +211,8 @@ class AdmissionService {
         };
     }
 
-    private Mono<Admission> runScript(long couponId, String memberId) {
-        return redis.execute(script, AdmitScript.keys(couponId), List.of(memberId))
-                .next()
+    private Mono<Admission> runScript(long couponId, String memberId, RateLimits.CouponLimits charged) {
+        return redis.eval(script, AdmitScript.keys(couponId, charged), AdmitScript.args(memberId, charged))
                 .map(AdmitScript::read)
                 // the script may have run before its answer was lost: never claim that nothing was accepted
                 .onErrorMap(BackendFailures::isBackendDown, error -> {

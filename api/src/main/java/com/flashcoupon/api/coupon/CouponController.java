@@ -1,8 +1,12 @@
 package com.flashcoupon.api.coupon;
 
+import com.flashcoupon.api.ratelimit.RateLimits;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import jakarta.validation.constraints.Positive;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -12,9 +16,11 @@ import reactor.core.publisher.Mono;
 class CouponController {
 
     private final CouponStates states;
+    private final RateLimits limits;
 
-    CouponController(CouponStates states) {
+    CouponController(CouponStates states, RateLimits limits) {
         this.states = states;
+        this.limits = limits;
     }
 
     @ApiResponses({
@@ -22,7 +28,10 @@ class CouponController {
         @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND")
     })
     @GetMapping("/api/v1/coupons/{couponId}")
-    Mono<CouponView> get(@PathVariable @Positive long couponId) {
-        return states.load(couponId).map(CouponView::of);
+    Mono<CouponView> get(
+            @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
+        return limits.charge(limits.forCoupon(couponId, jwt.getSubject(), request))
+                .then(Mono.defer(() -> states.load(couponId)))
+                .map(CouponView::of);
     }
 }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -70,7 +71,9 @@ class MemberRestore {
 
     /** Takes the coupon's restore lock; empty when another caller holds it. */
     Mono<String> lock(long couponId) {
-        String token = UUID.randomUUID().toString();
+        // unique, not secret: ThreadLocalRandom, since UUID.randomUUID may read /dev/urandom on this event loop
+        var random = ThreadLocalRandom.current();
+        String token = new UUID(random.nextLong(), random.nextLong()).toString();
         return redis.opsForValue()
                 .setIfAbsent(CouponKeys.restoring(couponId), token, LOCK_TTL)
                 .filter(Boolean::booleanValue)

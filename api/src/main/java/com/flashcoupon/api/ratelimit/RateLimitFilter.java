@@ -1,12 +1,10 @@
 package com.flashcoupon.api.ratelimit;
 
-import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.web.BackendFailures;
 import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.api.web.MemberPaths;
 import com.flashcoupon.api.web.ProblemWriter;
 import com.flashcoupon.api.web.Problems;
-import io.micrometer.core.instrument.MeterRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpHeaders;
@@ -19,9 +17,10 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Rate limits on the member endpoints, after authentication (the member is known): 429 RATE_LIMITED with
- * {@code Retry-After} in seconds. Redis unreachable, or any other failure of the check, fails closed: 503, nothing let
- * through unchecked.
+ * Rate limits on the member endpoints without a coupon (wallet, devices), after authentication (the member is known):
+ * 429 RATE_LIMITED with {@code Retry-After} in seconds. A coupon's endpoints are limited by their own scripts, in the
+ * coupon's slot ({@link RateLimits#forCoupon}). Redis unreachable, or any other failure of the check, fails closed:
+ * 503, nothing let through unchecked.
  */
 @Component
 class RateLimitFilter implements WebFilter {
@@ -29,28 +28,22 @@ class RateLimitFilter implements WebFilter {
     private static final Logger log = LoggerFactory.getLogger(RateLimitFilter.class);
 
     private final RateLimits limits;
-    private final ClientAddresses addresses;
     private final ProblemWriter problems;
-    private final MeterRegistry meters;
-    private final boolean enabled;
 
-    RateLimitFilter(RateLimits limits, ApiProperties properties, ProblemWriter problems, MeterRegistry meters) {
+    RateLimitFilter(RateLimits limits, ProblemWriter problems) {
         this.limits = limits;
-        this.addresses = new ClientAddresses(properties.ratelimit().trustedProxies());
         this.problems = problems;
-        this.meters = meters;
-        this.enabled = properties.ratelimit().memberPerSecond() > 0
-                || properties.ratelimit().addressPerSecond() > 0;
     }
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!enabled || !MemberPaths.isMemberApi(exchange.getRequest().getPath().pathWithinApplication())) {
+        var path = exchange.getRequest().getPath().pathWithinApplication();
+        if (!limits.enabled() || !MemberPaths.isMemberApi(path) || MemberPaths.isCouponApi(path)) {
             return chain.filter(exchange);
         }
         return ReactiveSecurityContextHolder.getContext()
                 .map(SecurityContext::getAuthentication)
-                .flatMap(authentication -> limits.check(authentication.getName(), addresses.of(exchange.getRequest()))
+                .flatMap(authentication -> limits.check(authentication.getName(), exchange.getRequest())
                         .onErrorResume(error -> {
                             // fail closed, whatever went wrong: nothing passes unchecked, nothing becomes a 500
                             if (!BackendFailures.isBackendDown(error)) {
@@ -73,7 +66,6 @@ class RateLimitFilter implements WebFilter {
                             ErrorCode.UNAVAILABLE,
                             "A backing service is unavailable; nothing was accepted. Try again shortly."));
         }
-        meters.counter("coupon.ratelimit.refused", "scope", verdict.scope()).increment();
         return problems.write(
                 exchange,
                 Problems.of(

@@ -3,24 +3,32 @@ package com.flashcoupon.api.ratelimit;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * Charges a request to its member's and its address's limit, both kept in Redis so every api instance shares them,
- * in one round trip ({@code scripts/ratelimit.lua}, GCRA); says how long to wait when either is used up.
+ * The rate limits of the member endpoints, kept in Redis so every api instance shares them, as GCRA
+ * ({@code scripts/limits.lua}): one member's and one address's requests per second, each with a burst of two seconds'
+ * worth. A refused request charges nothing.
  *
- * <p>Written here rather than taken from Bucket4j (which the worker still uses for its local write throttle): Bucket4j's
- * Redis buckets are compare-and-swap, a read and a conditional write per bucket, so two limits cost four Redis
- * commands and their parsing per request; under a crowd that was about an eighth of the api's admissions per second
- * (bin/bench with the member limit on and off). The script is one command for both.
+ * <p>A coupon's endpoints ({@code /api/v1/coupons/{id}/...}) count per coupon: the member's and the address's keys are
+ * in the coupon's hash slot, and the admission and status scripts check and charge them in the same step as their own
+ * work ({@link #forCoupon}): one round trip, one slot, on a Redis Cluster too. The other member endpoints (wallet,
+ * devices) count per member and per address alone, each key its own slot ({@link RateLimitFilter}).
+ *
+ * <p>Written here rather than taken from Bucket4j (which the worker uses for its write limit): Bucket4j's Redis buckets
+ * are compare-and-swap, a read and a conditional write per bucket, and cannot join the admission's own script.
  */
 @Component
-class RateLimits {
+public class RateLimits {
 
     /** Why and for how long a request is refused; {@code null} scope means allowed. */
     record Verdict(String scope, long retryAfterSeconds) {
@@ -32,27 +40,58 @@ class RateLimits {
         }
     }
 
-    @SuppressWarnings("rawtypes")
-    static final RedisScript<List> SCRIPT = RedisScript.of(LuaScripts.text("scripts/ratelimit.lua"), List.class);
+    /**
+     * The keys and arguments of one request's limits on a coupon's endpoint, in the coupon's slot, for the scripts that
+     * charge them: their keys come after the script's own, their arguments after its first.
+     */
+    public record CouponLimits(String memberKey, String addressKey, List<String> args) {}
+
+    /** A script that charges limits: {@code limits.lua} put in front of the script at {@code location}. */
+    public static String withLimits(String location) {
+        return LuaScripts.text("scripts/limits.lua") + LuaScripts.text(location);
+    }
+
+    static final ScriptConnection.Script SCRIPT = ScriptConnection.Script.of(withLimits("scripts/ratelimit.lua"));
 
     private static final String[] SCOPES = {null, "member", "address"};
 
-    /** Key prefixes: not Bucket4j's old {@code rl:m:}/{@code rl:a:}, whose binary values this script cannot read. */
+    /** Key prefixes of the limits of the endpoints without a coupon. */
     static final String MEMBER_KEY = "rl:g:m:";
 
     static final String ADDRESS_KEY = "rl:g:a:";
 
-    private final ReactiveStringRedisTemplate redis;
-    private final List<String> limits;
+    private final ScriptConnection redis;
+    private final ClientAddresses addresses;
+    private final List<String> both;
+    private final List<String> memberOnly;
+    private final List<String> addressOnly;
+    private final boolean memberOn;
+    private final boolean addressOn;
+    private final Counter memberRefusals;
+    private final Counter addressRefusals;
 
-    RateLimits(ReactiveStringRedisTemplate redis, ApiProperties properties) {
+    RateLimits(ScriptConnection redis, ApiProperties properties, MeterRegistry meters) {
         this.redis = redis;
         ApiProperties.RateLimit settings = properties.ratelimit();
-        this.limits = List.of(
-                Integer.toString(settings.memberPerSecond()),
-                Long.toString(burst(settings.memberPerSecond())),
-                Integer.toString(settings.addressPerSecond()),
-                Long.toString(burst(settings.addressPerSecond())));
+        this.addresses = new ClientAddresses(settings.trustedProxies());
+        this.memberOn = settings.memberPerSecond() > 0;
+        this.addressOn = settings.addressPerSecond() > 0;
+        String memberRate = Integer.toString(settings.memberPerSecond());
+        String memberBurst = Long.toString(burst(settings.memberPerSecond()));
+        String addressRate = Integer.toString(settings.addressPerSecond());
+        String addressBurst = Long.toString(burst(settings.addressPerSecond()));
+        this.both = List.of(memberRate, memberBurst, addressRate, addressBurst);
+        this.memberOnly = List.of(memberRate, memberBurst);
+        this.addressOnly = List.of(addressRate, addressBurst);
+        this.memberRefusals = refusals(meters, "member");
+        this.addressRefusals = refusals(meters, "address");
+    }
+
+    private static Counter refusals(MeterRegistry meters, String scope) {
+        return Counter.builder("coupon.ratelimit.refused")
+                .description("Requests refused by a rate limit")
+                .tag("scope", scope)
+                .register(meters);
     }
 
     /** A burst of two seconds' worth, at least one request. */
@@ -60,18 +99,69 @@ class RateLimits {
         return Math.max(1, 2L * perSecond);
     }
 
-    Mono<Verdict> check(String memberId, String address) {
-        return redis.execute(SCRIPT, List.of(MEMBER_KEY + memberId, ADDRESS_KEY + address), limits)
-                .next()
-                .map(RateLimits::verdict);
+    boolean enabled() {
+        return memberOn || addressOn;
     }
 
-    static Verdict verdict(List<?> reply) {
-        int scope = (int) number(reply, 0);
-        if (scope == 0) {
-            return Verdict.ALLOWED;
+    /** This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. */
+    public CouponLimits forCoupon(long couponId, String memberId, ServerHttpRequest request) {
+        String address = addressOn ? addresses.of(request) : "";
+        return new CouponLimits(
+                CouponKeys.tag(couponId) + ":rl:m:" + memberId, CouponKeys.tag(couponId) + ":rl:a:" + address, both);
+    }
+
+    /**
+     * The 429 for a script's refusal: {@code position} 1 is the member's limit, 2 the address's; the wait in ms is
+     * answered as {@code Retry-After} in whole seconds, at least one.
+     */
+    public ApiException refused(long position, long waitMs) {
+        (position == 2 ? addressRefusals : memberRefusals).increment();
+        return ApiException.rateLimited(Math.max(1, (waitMs + 999) / 1000));
+    }
+
+    /** Charges the coupon endpoint's limits alone (for the endpoints whose work is not a script): a 429 when refused. */
+    public Mono<Void> charge(CouponLimits limits) {
+        if (!enabled()) {
+            return Mono.empty();
         }
-        long seconds = Math.max(1, (number(reply, 1) + 999) / 1000);
-        return new Verdict(SCOPES[scope], seconds);
+        String[] args = {"charge", both.get(0), both.get(1), both.get(2), both.get(3)};
+        return redis.eval(SCRIPT, new String[] {limits.memberKey(), limits.addressKey()}, args)
+                .flatMap(reply -> number(reply, 0) == 0
+                        ? Mono.<Void>empty()
+                        : Mono.error(refused(number(reply, 0), number(reply, 1))));
+    }
+
+    /**
+     * The limits of a member endpoint without a coupon: the member's key and the address's, in two slots, so two
+     * steps; when the second refuses, the first one's charge is given back.
+     */
+    Mono<Verdict> check(String memberId, ServerHttpRequest request) {
+        Mono<Verdict> member = memberOn ? one(MEMBER_KEY + memberId, memberOnly, 1) : Mono.just(Verdict.ALLOWED);
+        if (!addressOn) {
+            return member;
+        }
+        String addressKey = ADDRESS_KEY + addresses.of(request);
+        return member.flatMap(first -> !first.allowed()
+                ? Mono.just(first)
+                : one(addressKey, addressOnly, 2)
+                        .flatMap(second -> second.allowed() || !memberOn
+                                ? Mono.just(second)
+                                : refund(MEMBER_KEY + memberId, memberOnly).thenReturn(second)));
+    }
+
+    private Mono<Verdict> one(String key, List<String> limit, int scope) {
+        return redis.eval(SCRIPT, new String[] {key}, "charge", limit.get(0), limit.get(1))
+                .map(reply -> {
+                    if (number(reply, 0) == 0) {
+                        return Verdict.ALLOWED;
+                    }
+                    (scope == 2 ? addressRefusals : memberRefusals).increment();
+                    return new Verdict(SCOPES[scope], Math.max(1, (number(reply, 1) + 999) / 1000));
+                });
+    }
+
+    private Mono<Void> refund(String key, List<String> limit) {
+        return redis.eval(SCRIPT, new String[] {key}, "refund", limit.get(0), limit.get(1))
+                .then();
     }
 }

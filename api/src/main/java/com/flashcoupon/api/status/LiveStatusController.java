@@ -5,10 +5,12 @@ import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.api.web.Problems;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -41,16 +43,24 @@ class LiveStatusController {
     @GetMapping(
             path = "/api/v1/coupons/{couponId}/issue-requests/me/events",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    Flux<ServerSentEvent<IssueStatus>> events(@PathVariable long couponId, @AuthenticationPrincipal Jwt jwt) {
+    Flux<ServerSentEvent<IssueStatus>> events(
+            @PathVariable long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         if (couponId <= 0) {
             return Flux.error(ApiException.invalid("couponId must be a positive number."));
         }
-        return hub.open(couponId, jwt.getSubject());
+        return hub.open(couponId, jwt.getSubject(), request);
     }
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> problem(ApiException e) {
-        return problem(Problems.of(e.code(), e.getMessage()));
+        ResponseEntity<ProblemDetail> answer = problem(Problems.of(e.code(), e.getMessage()));
+        if (e.retryAfterSeconds() <= 0) {
+            return answer;
+        }
+        return ResponseEntity.status(answer.getStatusCode())
+                .contentType(MediaType.APPLICATION_PROBLEM_JSON)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
+                .body(answer.getBody());
     }
 
     @ExceptionHandler(ServerWebInputException.class)

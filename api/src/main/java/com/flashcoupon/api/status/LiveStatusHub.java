@@ -22,6 +22,7 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Component;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -74,11 +75,11 @@ public class LiveStatusHub implements SmartLifecycle {
      * The member's stream: the status at once, positions as the queue drains, the final status, then completion. A
      * member without a request gets the status read's 404 before any event.
      */
-    Flux<ServerSentEvent<IssueStatus>> open(long couponId, String memberId) {
+    Flux<ServerSentEvent<IssueStatus>> open(long couponId, String memberId, ServerHttpRequest request) {
         return Flux.defer(() -> {
             LiveStream stream = new LiveStream(couponId, memberId, properties.maxBuffered());
             add(stream);
-            return statuses.track(couponId, memberId)
+            return statuses.track(couponId, memberId, request)
                     .flatMapMany(tracked -> {
                         stream.start(tracked, System.nanoTime());
                         return stream.events();

@@ -3,6 +3,7 @@ package com.flashcoupon.api.status;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import jakarta.validation.constraints.Positive;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -24,7 +25,8 @@ class StatusController {
         @ApiResponse(responseCode = "404", description = "REQUEST_NOT_FOUND")
     })
     @GetMapping("/api/v1/coupons/{couponId}/issue-requests/me")
-    Mono<IssueStatus> me(@PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt) {
-        return statuses.status(couponId, jwt.getSubject());
+    Mono<IssueStatus> me(
+            @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
+        return statuses.status(couponId, jwt.getSubject(), request);
     }
 }

@@ -5,61 +5,72 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.ratelimit.RateLimits;
+import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
-import com.flashcoupon.contract.LuaScripts;
 import java.util.List;
 import java.util.Optional;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Service;
 import reactor.core.publisher.Mono;
 
 /**
- * A member's request status: Redis answers (one script), MySQL answers when Redis no longer knows the request (after a
+ * A member's request status: Redis answers (one script, which also checks and charges the request's rate limits in the
+ * coupon's slot), MySQL answers when Redis no longer knows the request (after a
  * Redis loss, or for a retired event, whose state is in MySQL alone), since wallets and failures are recorded there.
  */
 @Service
 public class StatusService {
 
-    @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> STATUS = RedisScript.of(LuaScripts.text("scripts/status.lua"), List.class);
+    private static final ScriptConnection.Script STATUS =
+            ScriptConnection.Script.of(RateLimits.withLimits("scripts/status.lua"));
 
-    private final ReactiveStringRedisTemplate redis;
+    private final ScriptConnection redis;
+    private final RateLimits limits;
     private final JdbcClient jdbc;
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
 
-    StatusService(ReactiveStringRedisTemplate redis, JdbcClient jdbc, BlockingIo blocking, RetiredCoupons retired) {
+    StatusService(
+            ScriptConnection redis, RateLimits limits, JdbcClient jdbc, BlockingIo blocking, RetiredCoupons retired) {
         this.redis = redis;
+        this.limits = limits;
         this.jdbc = jdbc;
         this.blocking = blocking;
         this.retired = retired;
     }
 
-    /** The status, or a 404 REQUEST_NOT_FOUND problem. */
-    public Mono<IssueStatus> status(long couponId, String memberId) {
-        return track(couponId, memberId).map(Tracked::status);
+    /** The status, or a 404 REQUEST_NOT_FOUND problem (or a 429 when the request is over a rate limit). */
+    Mono<IssueStatus> status(long couponId, String memberId, ServerHttpRequest request) {
+        return track(couponId, memberId, request).map(Tracked::status);
     }
 
     /** The status and the admission sequence it was computed from (0 when the request is decided), or a 404. */
-    Mono<Tracked> track(long couponId, String memberId) {
+    Mono<Tracked> track(long couponId, String memberId, ServerHttpRequest request) {
+        RateLimits.CouponLimits charged = limits.forCoupon(couponId, memberId, request);
         if (retired.find(couponId).isPresent()) {
-            return recorded(couponId, memberId)
+            return limits.charge(charged)
+                    .then(recorded(couponId, memberId))
                     .map(status -> new Tracked(status, 0))
                     .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
         }
-        List<String> keys = List.of(
-                CouponKeys.meta(couponId),
-                CouponKeys.queue(couponId),
-                CouponKeys.result(couponId),
-                CouponKeys.done(couponId));
-        return redis.execute(STATUS, keys, List.of(memberId))
-                .next()
-                .flatMap(reply -> number(reply, 0) == 1
-                        ? Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1)))
-                        : recorded(couponId, memberId).map(status -> new Tracked(status, 0)))
+        String[] keys = {
+            CouponKeys.meta(couponId),
+            CouponKeys.queue(couponId),
+            CouponKeys.result(couponId),
+            CouponKeys.done(couponId),
+            charged.memberKey(),
+            charged.addressKey()
+        };
+        List<String> rates = charged.args();
+        return redis.eval(STATUS, keys, memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3))
+                .flatMap(reply -> switch ((int) number(reply, 0)) {
+                    case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1)));
+                    case 2 -> Mono.error(limits.refused(number(reply, 1), number(reply, 2)));
+                    default -> recorded(couponId, memberId).map(status -> new Tracked(status, 0));
+                })
                 .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
     }
 
@@ -75,7 +86,7 @@ public class StatusService {
     }
 
     /** A final status from the member's value in the coupon's result hash ({@code I:<wallet id>} or {@code F:<reason>}). */
-    static IssueStatus fromResult(long couponId, String memberId, String result) {
+    public static IssueStatus fromResult(long couponId, String memberId, String result) {
         if (result.startsWith(CouponKeys.ISSUED_PREFIX)) {
             return IssueStatus.issued(
                     couponId, memberId, Long.parseLong(result.substring(CouponKeys.ISSUED_PREFIX.length())));

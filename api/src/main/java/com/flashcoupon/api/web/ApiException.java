@@ -82,6 +82,28 @@ public class ApiException extends RuntimeException {
                         + " with your position if you were admitted.");
     }
 
+    /**
+     * The admission was written on Redis' primary, but did not reach the replicas it must reach before a 202
+     * ({@code COUPON_REDIS_MIN_REPLICAS}) in time: should the primary die now, it could be lost, so nothing is promised.
+     * Asking again tells: 200 with the position when it stayed, 202 when it did not.
+     */
+    public static ApiException admissionNotReplicated(long couponId) {
+        return new ApiException(
+                ErrorCode.UNAVAILABLE,
+                "Your request for coupon " + couponId + " was taken but not yet copied to a replica, so it is not"
+                        + " promised. Send it again in a second: it never admits twice, and answers 200 with your"
+                        + " position if it was kept.",
+                1);
+    }
+
+    /** Over a rate limit: nothing was done, and nothing was charged to any limit. */
+    public static ApiException rateLimited(long retryAfterSeconds) {
+        return new ApiException(
+                ErrorCode.RATE_LIMITED,
+                "Too many requests; try again in " + retryAfterSeconds + " s.",
+                retryAfterSeconds);
+    }
+
     public static ApiException walletCouponNotFound(long walletCouponId) {
         return of(ErrorCode.WALLET_COUPON_NOT_FOUND, "Your wallet has no coupon " + walletCouponId + ".");
     }

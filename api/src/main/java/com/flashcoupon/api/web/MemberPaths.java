@@ -25,6 +25,41 @@ public final class MemberPaths {
         return last != null && last.equals("events");
     }
 
+    /**
+     * Whether the path is one of a coupon's member endpoints, {@code /api/v1/coupons/{id}} and below, with an id
+     * routing accepts (a positive number): their rate limits are charged per coupon, by their own scripts.
+     */
+    public static boolean isCouponApi(PathContainer path) {
+        int index = 0;
+        for (PathContainer.Element element : path.elements()) {
+            if (element instanceof PathContainer.PathSegment segment
+                    && !segment.valueToMatch().isEmpty()) {
+                String value = segment.valueToMatch();
+                boolean expected = switch (index++) {
+                    case 0 -> value.equals("api");
+                    case 1 -> value.equals("v1");
+                    case 2 -> value.equals("coupons");
+                    default -> isPositiveNumber(value);
+                };
+                if (!expected) {
+                    return false;
+                }
+                if (index == 4) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean isPositiveNumber(String value) {
+        try {
+            return Long.parseLong(value) > 0;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
     /** The first or last non-empty segment, decoded and without matrix parameters; null when there is none. */
     private static String segment(PathContainer path, boolean first) {
         String found = null;

@@ -158,6 +158,6 @@ class AdmissionModelPropertyTest {
     }
 
     private static Admission admit(long id, String member) {
-        return AdmitScript.read(REDIS.execute(AdmitScript.SCRIPT, AdmitScript.keys(id), member));
+        return AdmitScript.read(REDIS.execute(AdmitScript.TEMPLATE_SCRIPT, AdmitScript.keys(id), member));
     }
 }

@@ -59,7 +59,7 @@ class AdmissionScriptTest {
     }
 
     private static Admission admit(long id, String member) {
-        return AdmitScript.read(redis.execute(AdmitScript.SCRIPT, AdmitScript.keys(id), member));
+        return AdmitScript.read(redis.execute(AdmitScript.TEMPLATE_SCRIPT, AdmitScript.keys(id), member));
     }
 
     @Nested

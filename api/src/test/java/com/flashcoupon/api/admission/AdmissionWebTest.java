@@ -1,6 +1,7 @@
 package com.flashcoupon.api.admission;
 
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
@@ -47,7 +48,7 @@ class AdmissionWebTest extends WebSliceBase {
     @ParameterizedTest
     @MethodSource("refusals")
     void shouldAnswerTheContractsProblemWhenTheServiceRefuses(Throwable refusal, int status, String code) {
-        given(admissions.admit(anyLong(), anyString())).willReturn(Mono.error(refusal));
+        given(admissions.admit(anyLong(), anyString(), any())).willReturn(Mono.error(refusal));
 
         expectProblem(
                 call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null),

@@ -1,14 +1,17 @@
 package com.flashcoupon.api.coupon;
 
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
 
+import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -24,6 +27,24 @@ class CouponWebTest extends WebSliceBase {
 
     @MockitoBean
     private CouponStates states;
+
+    @MockitoBean
+    private RateLimits limits;
+
+    @BeforeEach
+    void limitsAllow() {
+        given(limits.charge(any())).willReturn(Mono.empty());
+    }
+
+    @Test
+    void shouldAnswer429WithRetryAfterWhenTheCouponsLimitRefuses() {
+        given(limits.charge(any())).willReturn(Mono.error(ApiException.rateLimited(2)));
+
+        var response = call(HttpMethod.GET, "/api/v1/coupons/42", Tokens.member("m-1"), null, null);
+        expectProblem(response, 429, "RATE_LIMITED");
+        response.expectHeader().valueEquals("Retry-After", "2");
+        verifyNoInteractions(states);
+    }
 
     @ParameterizedTest
     @ValueSource(strings = {"/api/v1/coupons/%EC%BF%A0%ED%8F%B0", "/api/v1/coupons/0", "/api/v1/coupons/x"})

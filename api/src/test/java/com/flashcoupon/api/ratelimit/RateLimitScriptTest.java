@@ -2,13 +2,18 @@ package com.flashcoupon.api.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.api.redis.RedisReplies;
 import com.flashcoupon.api.support.TestEnvironment;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
 
-/** {@code scripts/ratelimit.lua} on the real Redis: bursts, refusals that charge nothing, scopes, limits turned off. */
+/**
+ * {@code scripts/limits.lua} through {@code ratelimit.lua} on the real Redis: bursts, refusals that charge nothing,
+ * scopes, limits turned off, refunds. The keys are a coupon's, in one slot, as the api's scripts use them.
+ */
 class RateLimitScriptTest {
 
     private static final StringRedisTemplate REDIS = TestEnvironment.redis();
@@ -19,19 +24,40 @@ class RateLimitScriptTest {
     @BeforeEach
     void freshKeys() {
         long unique = System.nanoTime();
-        member = RateLimits.MEMBER_KEY + "script-test-" + unique;
-        address = RateLimits.ADDRESS_KEY + "script-test-" + unique;
+        member = "{cpn:" + unique + "}:rl:m:script-test";
+        address = "{cpn:" + unique + "}:rl:a:script-test";
     }
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> SCRIPT = RedisScript.of(RateLimits.SCRIPT.text(), List.class);
 
     private RateLimits.Verdict ask(int memberPerSecond, int addressPerSecond) {
         List<?> reply = REDIS.execute(
-                RateLimits.SCRIPT,
+                SCRIPT,
                 List.of(member, address),
+                "charge",
                 Integer.toString(memberPerSecond),
                 Long.toString(RateLimits.burst(memberPerSecond)),
                 Integer.toString(addressPerSecond),
                 Long.toString(RateLimits.burst(addressPerSecond)));
-        return RateLimits.verdict(reply);
+        long scope = RedisReplies.number(reply, 0);
+        return scope == 0
+                ? RateLimits.Verdict.ALLOWED
+                : new RateLimits.Verdict(
+                        scope == 1 ? "member" : "address", Math.max(1, (RedisReplies.number(reply, 1) + 999) / 1000));
+    }
+
+    @Test
+    void shouldGiveBackOneChargeOnRefund() {
+        for (int i = 0; i < 2; i++) {
+            assertThat(ask(1, 0).allowed()).isTrue();
+        }
+        assertThat(ask(1, 0).allowed()).isFalse();
+
+        REDIS.execute(SCRIPT, List.of(member), "refund", "1", "2");
+
+        assertThat(ask(1, 0).allowed()).as("the refunded request's room").isTrue();
+        assertThat(ask(1, 0).allowed()).isFalse();
     }
 
     @Test
@@ -105,8 +131,7 @@ class RateLimitScriptTest {
 
     private static long redisMicros() {
         List<?> time = REDIS.execute(
-                org.springframework.data.redis.core.script.RedisScript.of(
-                        "local t = redis.call('TIME') return {tonumber(t[1]), tonumber(t[2])}", List.class),
+                RedisScript.of("local t = redis.call('TIME') return {tonumber(t[1]), tonumber(t[2])}", List.class),
                 List.of());
         return ((Number) time.get(0)).longValue() * 1_000_000L + ((Number) time.get(1)).longValue();
     }

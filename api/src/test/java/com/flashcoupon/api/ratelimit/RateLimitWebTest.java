@@ -1,15 +1,17 @@
 package com.flashcoupon.api.ratelimit;
 
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
-import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
-import static org.mockito.Mockito.verifyNoInteractions;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
 
 import com.flashcoupon.api.support.EchoController;
 import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,10 +33,15 @@ class RateLimitWebTest extends WebSliceBase {
     @MockitoBean
     private RateLimits limits;
 
+    @BeforeEach
+    void limitsOn() {
+        given(limits.enabled()).willReturn(true);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"member", "address"})
     void shouldAnswer429WithRetryAfterWhenTheLimitRefuses(String scope) {
-        given(limits.check(eq("m-1"), anyString())).willReturn(Mono.just(new RateLimits.Verdict(scope, 3)));
+        given(limits.check(eq("m-1"), any())).willReturn(Mono.just(new RateLimits.Verdict(scope, 3)));
 
         var response = call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null);
         response.expectHeader().valueEquals("Retry-After", "3");
@@ -43,7 +50,7 @@ class RateLimitWebTest extends WebSliceBase {
 
     @Test
     void shouldAnswer503WhenTheCheckFails() {
-        given(limits.check(eq("m-1"), anyString()))
+        given(limits.check(eq("m-1"), any()))
                 .willReturn(Mono.error(new RedisConnectionFailureException("Redis is down")));
 
         expectProblem(call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null), 503, "UNAVAILABLE");
@@ -51,7 +58,7 @@ class RateLimitWebTest extends WebSliceBase {
 
     @Test
     void shouldLetTheRequestThroughWhenAllowed() {
-        given(limits.check(eq("m-1"), anyString())).willReturn(Mono.just(RateLimits.Verdict.ALLOWED));
+        given(limits.check(eq("m-1"), any())).willReturn(Mono.just(RateLimits.Verdict.ALLOWED));
 
         call(HttpMethod.GET, "/api/v1/echo", Tokens.member("m-1"), null, null)
                 .expectStatus()
@@ -65,6 +72,6 @@ class RateLimitWebTest extends WebSliceBase {
         call(HttpMethod.GET, "/admin/v1/echo", Tokens.admin(), null, null)
                 .expectStatus()
                 .isOk();
-        verifyNoInteractions(limits);
+        verify(limits, never()).check(any(), any());
     }
 }

@@ -19,7 +19,10 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
-/** Two api instances sharing one Redis hold one member (and one address) to one limit between them. */
+/**
+ * Two api instances sharing one Redis hold one member (and one address) to one limit between them; a coupon's
+ * endpoints count per coupon, checked and charged by the admission and status scripts themselves.
+ */
 class SharedRateLimitTest {
 
     private static EmbeddedKafkaKraftBroker kafka;
@@ -145,5 +148,78 @@ class SharedRateLimitTest {
         }
         // 2 s x 5/s = 10 between both instances, plus refill; members differ, so only the address limit applies
         assertThat(passed).isBetween(10, 10 + refilled(5, started)).isLessThan(20);
+    }
+
+    private static long createCoupon() {
+        Map<?, ?> created = instance(0)
+                .post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .header("Content-Type", "application/json")
+                .bodyValue(Map.of(
+                        "name", "limits",
+                        "totalQuantity", 100,
+                        "openAt", java.time.Instant.now().minusSeconds(5).toString(),
+                        "issueRatePerSecond", 10,
+                        "validDays", 30))
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        return ((Number) created.get("id")).longValue();
+    }
+
+    private static int call(int instance, String method, String path, String member) {
+        return instance(instance)
+                .method(org.springframework.http.HttpMethod.valueOf(method))
+                .uri(path)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                .exchange()
+                .returnResult(String.class)
+                .getStatus()
+                .value();
+    }
+
+    @Test
+    void shouldChargeAdmissionsAndStatusReadsOfOneCouponToOneAllowancePerCoupon() {
+        long first = createCoupon();
+        long second = createCoupon();
+        String member = "one-step-" + System.nanoTime();
+        String admit = "/api/v1/coupons/" + first + "/issue-requests";
+        List<Integer> statuses = new ArrayList<>();
+        long started = System.nanoTime();
+        for (int i = 0; i < 8; i++) {
+            // admissions and status reads on both instances: one allowance (2/s, a burst of 4) for this coupon
+            statuses.add(call(i % 2, i % 2 == 0 ? "POST" : "GET", i % 2 == 0 ? admit : admit + "/me", member));
+        }
+        assertThat(statuses.get(0)).as("the first admission").isEqualTo(202);
+        assertThat(statuses).containsOnly(202, 200, 429);
+        long passed = statuses.stream().filter(status -> status != 429).count();
+        assertThat(passed).isBetween(4L, 4L + refilled(2, started));
+        assertThat(TestEnvironment.redis().opsForZSet().zCard("{cpn:" + first + "}:queue"))
+                .as("admitted once")
+                .isEqualTo(1L);
+
+        // another coupon has its own allowance; the wallet (no coupon) has the member's own
+        assertThat(call(1, "POST", "/api/v1/coupons/" + second + "/issue-requests", member))
+                .isEqualTo(202);
+        assertThat(call(0, "GET", "/api/v1/me/coupons", member)).isEqualTo(200);
+    }
+
+    @Test
+    void shouldChargeNothingForAnAdmissionItRefuses() throws InterruptedException {
+        long coupon = createCoupon();
+        String member = "refused-" + System.nanoTime();
+        String admit = "/api/v1/coupons/" + coupon + "/issue-requests";
+        while (call(0, "POST", admit, member) != 429) {
+            // spend the burst
+        }
+        for (int i = 0; i < 10; i++) {
+            assertThat(call(i % 2, "POST", admit, member)).isEqualTo(429);
+        }
+        Thread.sleep(600); // one request's worth refills at 2/s; the refusals above must not have used it
+        assertThat(call(1, "POST", admit, member)).isEqualTo(200);
     }
 }

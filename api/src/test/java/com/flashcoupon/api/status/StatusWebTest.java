@@ -1,6 +1,7 @@
 package com.flashcoupon.api.status;
 
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
@@ -43,13 +44,13 @@ class StatusWebTest extends WebSliceBase {
     void shouldAnswer400WithoutReachingTheServicesWhenTheCouponIdIsBad(String path) {
         expectProblem(call(HttpMethod.GET, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
         verifyNoInteractions(statuses);
-        verify(hub, never()).open(anyLong(), anyString()); // a lifecycle bean: the context itself asks it things
+        verify(hub, never()).open(anyLong(), anyString(), any()); // a lifecycle bean: the context itself asks it things
     }
 
     @Test
     void shouldAnswer404WhenTheMemberNeverAsked() {
-        given(statuses.status(anyLong(), anyString())).willReturn(Mono.error(ApiException.requestNotFound(42)));
-        given(hub.open(anyLong(), anyString())).willReturn(Flux.error(ApiException.requestNotFound(42)));
+        given(statuses.status(anyLong(), anyString(), any())).willReturn(Mono.error(ApiException.requestNotFound(42)));
+        given(hub.open(anyLong(), anyString(), any())).willReturn(Flux.error(ApiException.requestNotFound(42)));
 
         expectProblem(
                 call(HttpMethod.GET, "/api/v1/coupons/42/issue-requests/me", Tokens.member("m-1"), null, null),

@@ -1,0 +1,223 @@
+package com.flashcoupon.api.redis;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.StringCodec;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.stereotype.Component;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A Redis connection of the api's own for the member endpoints' scripts (admission, status), on Lettuce's async API
+ * with Spring's Redis client (standalone or cluster, with its options), and the replica wait of admissions.
+ *
+ * <p>Its own connection, not Spring's template, for two reasons. {@code WAIT} counts the writes made on the connection
+ * it is sent on, so the admissions and their {@code WAIT} must share one connection the api holds itself; and the
+ * template costs more per call than the script itself on the hot path (a connection wrapper, {@code usingWhen} and
+ * argument conversion per call), which Lettuce's own API does not.
+ *
+ * <p>The replica wait is group-committed: an admission that needs it joins the next {@code WAIT}; while one is out,
+ * the admissions written meanwhile wait for the one after it. One {@code WAIT} thus covers every admission written on
+ * the connection before it was sent, and a crowd costs a few {@code WAIT}s per round trip to the replicas, not one per
+ * request. On a cluster there is one such queue per primary, since each primary has its own node connection.
+ */
+@Component
+public class ScriptConnection implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ScriptConnection.class);
+
+    private final LettuceConnectionFactory factory;
+    private final Map<String, ReplicaWaits> waits = new ConcurrentHashMap<>();
+    private volatile Connected connected;
+    private volatile boolean running;
+    private final AtomicBoolean connecting = new AtomicBoolean();
+
+    public ScriptConnection(LettuceConnectionFactory factory) {
+        this.factory = factory;
+    }
+
+    /** One script: its text and its SHA-1, sent by {@code EVALSHA} and loaded when Redis does not know it. */
+    public record Script(String text, String sha) {
+
+        public static Script of(String text) {
+            return new Script(text, sha1(text));
+        }
+    }
+
+    private record Connected(AbstractRedisClient client, StatefulConnection<String, String> connection) {
+
+        RedisClusterAsyncCommands<String, String> commands() {
+            return connection instanceof StatefulRedisClusterConnection<String, String> cluster
+                    ? cluster.async()
+                    : ((StatefulRedisConnection<String, String>) connection).async();
+        }
+    }
+
+    /** Runs the script on the keys (one slot) with the arguments; its reply as a list. */
+    public Mono<List<Object>> eval(Script script, String[] keys, String... args) {
+        return Mono.defer(() -> {
+            RedisClusterAsyncCommands<String, String> commands = commands();
+            return Mono.fromCompletionStage(evalsha(commands, script, keys, args));
+        });
+    }
+
+    private static CompletionStage<List<Object>> evalsha(
+            RedisClusterAsyncCommands<String, String> commands, Script script, String[] keys, String[] args) {
+        CompletableFuture<List<Object>> answer = new CompletableFuture<>();
+        commands.<List<Object>>evalsha(script.sha(), ScriptOutputType.MULTI, keys, args)
+                .whenComplete((reply, error) -> {
+                    if (error == null) {
+                        answer.complete(reply);
+                    } else if (error instanceof RedisNoScriptException) {
+                        // first use on this server (or after a restart or a failover): EVAL sends and caches it
+                        commands.<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args)
+                                .whenComplete((again, failed) -> {
+                                    if (failed == null) {
+                                        answer.complete(again);
+                                    } else {
+                                        answer.completeExceptionally(failed);
+                                    }
+                                });
+                    } else {
+                        answer.completeExceptionally(error);
+                    }
+                });
+        return answer;
+    }
+
+    /**
+     * Waits until everything written on this connection to the primary of {@code key}'s slot has reached
+     * {@code replicas} replicas, or {@code timeoutMs} passed; the number of replicas that acknowledged.
+     */
+    public Mono<Long> awaitReplicas(String key, int replicas, long timeoutMs) {
+        return Mono.defer(() -> {
+            Connected now = connected();
+            String node = "";
+            StatefulConnection<String, String> target = now.connection();
+            if (now.connection() instanceof StatefulRedisClusterConnection<String, String> cluster) {
+                RedisClusterNode primary = cluster.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+                if (primary == null) {
+                    return Mono.error(new RedisConnectionFailureException("no primary for the slot of " + key));
+                }
+                node = primary.getUri().getHost() + ":" + primary.getUri().getPort();
+                target = cluster.getConnection(
+                        primary.getUri().getHost(), primary.getUri().getPort());
+            }
+            StatefulConnection<String, String> on = target;
+            ReplicaWaits queue = waits.computeIfAbsent(node, n -> new ReplicaWaits());
+            return Mono.fromCompletionStage(queue.join(on, replicas, timeoutMs));
+        });
+    }
+
+    private RedisClusterAsyncCommands<String, String> commands() {
+        return connected().commands();
+    }
+
+    /**
+     * The connection, opened on Spring's current client: again when Spring replaced its client (its connection factory
+     * was stopped and started, which closes the old client's connections for good). A lost connection is Lettuce's to
+     * reconnect, with the client's options (commands fail at once meanwhile).
+     */
+    private Connected connected() {
+        Connected now = connected;
+        AbstractRedisClient client = factory.getNativeClient();
+        if (now != null && now.client() == client && now.connection().isOpen()) {
+            return now;
+        }
+        if (!running) {
+            throw new RedisConnectionFailureException("the api's Redis connection is not started");
+        }
+        reconnect(client);
+        throw new RedisConnectionFailureException("the api's Redis connection is being opened");
+    }
+
+    /** Opens a new connection off the event loop (connecting blocks); callers meanwhile get a 503. */
+    private void reconnect(AbstractRedisClient client) {
+        if (connecting.compareAndSet(false, true)) {
+            Schedulers.boundedElastic().schedule(() -> {
+                try {
+                    open(client);
+                } finally {
+                    connecting.set(false);
+                }
+            });
+        }
+    }
+
+    private void open(AbstractRedisClient client) {
+        try {
+            StatefulConnection<String, String> connection = client instanceof RedisClusterClient cluster
+                    ? cluster.connect(StringCodec.UTF8)
+                    : ((RedisClient) client).connect(StringCodec.UTF8);
+            Connected old = connected;
+            connected = new Connected(client, connection);
+            waits.clear();
+            if (old != null) {
+                old.connection().closeAsync();
+            }
+        } catch (RuntimeException e) {
+            log.warn("cannot open the api's Redis connection yet: {}", e.toString());
+        }
+    }
+
+    /** Opened at start-up, on the starting thread, so that the first request finds it. */
+    @Override
+    public void start() {
+        running = true;
+        open(factory.getNativeClient());
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+        Connected old = connected;
+        connected = null;
+        if (old != null) {
+            old.connection().close();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Right after Spring's connection factory, whose client it uses, and before the web server takes requests. */
+    @Override
+    public int getPhase() {
+        return factory.getPhase() + 1;
+    }
+
+    private static String sha1(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

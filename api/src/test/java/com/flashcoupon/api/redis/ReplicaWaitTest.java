@@ -1,0 +1,206 @@
+package com.flashcoupon.api.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.RedisProcess;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.db.TcpProxy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * "Accepted means replicated" (coupon.redis.min-replicas), proven the only way it can be: a primary that dies with
+ * admissions its replica never got. The replica follows the primary through a TCP proxy that the test makes hold the
+ * replication stream back; the api reaches Redis through another proxy, which the failover points at the promoted
+ * replica (as Sentinel or a cluster moves clients). With the replica wait, an admission the replica did not get is
+ * answered 503, never 202, and every member answered 202 is still admitted after the failover; without it (the
+ * control), a member answered 202 is lost.
+ */
+class ReplicaWaitTest {
+
+    private static EmbeddedKafkaKraftBroker kafka;
+
+    @BeforeAll
+    static void startKafka() {
+        // its own property name: the default one is global and would point other test classes at this broker
+        kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka.replica-wait");
+        kafka.afterPropertiesSet();
+    }
+
+    @AfterAll
+    static void stopKafka() {
+        kafka.destroy();
+    }
+
+    /** What one run saw: the statuses of the member asked while replication stalled, and who survived the failover. */
+    private record Run(int stalledStatus, boolean firstKept, boolean stalledKept, int stalledAgain) {}
+
+    @Test
+    void shouldAnswer202OnlyForAdmissionsTheReplicaHasSoThatAFailoverLosesNoPromise() throws Exception {
+        Run run = failover(1);
+
+        assertThat(run.firstKept())
+                .as("the member admitted while the replica followed")
+                .isTrue();
+        assertThat(run.stalledStatus())
+                .as("the admission the replica never got is not promised")
+                .isEqualTo(503);
+        assertThat(run.stalledKept()).as("it was lost with the primary").isFalse();
+        assertThat(run.stalledAgain())
+                .as("asking again after the failover admits the member anew, once the new primary has a replica")
+                .isEqualTo(202);
+    }
+
+    @Test
+    void shouldLoseAPromiseWithoutTheReplicaWait() throws Exception {
+        Run run = failover(0);
+
+        assertThat(run.stalledStatus()).as("answered at once by the primary").isEqualTo(202);
+        assertThat(run.stalledKept())
+                .as("a member answered 202 is gone after the failover: what the replica wait prevents")
+                .isFalse();
+    }
+
+    private Run failover(int minReplicas) throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                TcpProxy clients = new TcpProxy("127.0.0.1", primary.port());
+                ConfigurableApplicationContext api = startApi(clients.port(), minReplicas)) {
+            awaitReplicaLinked(replica);
+            WebTestClient http = client(api);
+            long coupon = createCoupon(http);
+
+            assertThat(admit(http, coupon, "first")).isEqualTo(202);
+            awaitReplicated(replica, coupon, "first");
+
+            replication.holdReplies(); // the primary's stream to the replica stops here
+            int stalled = admit(http, coupon, "stalled");
+
+            primary.kill();
+            replication.close();
+            try (RedisClient client = RedisClient.create(replica.url());
+                    StatefulRedisConnection<String, String> connection = client.connect();
+                    RedisProcess spare =
+                            new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replica.port()))) {
+                connection.sync().replicaofNoOne();
+                awaitReplicaLinked(spare); // the promoted primary gets a replica of its own, as after a real failover
+                clients.retarget("127.0.0.1", replica.port());
+                boolean firstKept = connection.sync().zscore(CouponKeys.queue(coupon), "first") != null;
+                boolean stalledKept = connection.sync().zscore(CouponKeys.queue(coupon), "stalled") != null;
+                int again = admitWhenBack(http, coupon, "stalled");
+                return new Run(stalled, firstKept, stalledKept, again);
+            }
+        }
+    }
+
+    private static ConfigurableApplicationContext startApi(int redisPort, int minReplicas) {
+        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
+        settings.put("spring.data.redis.url", "redis://127.0.0.1:" + redisPort);
+        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
+        settings.put("server.port", "0");
+        settings.put("coupon.ratelimit.member-per-second", "0");
+        settings.put("coupon.ratelimit.address-per-second", "0");
+        settings.put("coupon.redis.min-replicas", Integer.toString(minReplicas));
+        settings.put("coupon.redis.replica-timeout", "300ms");
+        ApiApplication.DEFAULTS.forEach((key, value) -> settings.put(key, String.valueOf(value)));
+        // no drain: the admissions stay in the queue, where the test looks for them
+        settings.put("coupon.drain.tick", "1h");
+        String[] arguments = settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toArray(String[]::new);
+        return new SpringApplicationBuilder(ApiApplication.class).run(arguments);
+    }
+
+    private static WebTestClient client(ConfigurableApplicationContext api) {
+        int port = ((WebServerApplicationContext) api).getWebServer().getPort();
+        return WebTestClient.bindToServer()
+                .baseUrl("http://127.0.0.1:" + port)
+                .responseTimeout(Duration.ofSeconds(10))
+                .build();
+    }
+
+    private static long createCoupon(WebTestClient http) {
+        Map<?, ?> created = http.post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .header("Content-Type", "application/json")
+                .bodyValue(Map.of(
+                        "name", "replica wait",
+                        "totalQuantity", 10,
+                        "openAt", Instant.now().minusSeconds(5).toString(),
+                        "issueRatePerSecond", 10,
+                        "validDays", 30))
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        return ((Number) created.get("id")).longValue();
+    }
+
+    private static int admit(WebTestClient http, long coupon, String member) {
+        return http.post()
+                .uri("/api/v1/coupons/" + coupon + "/issue-requests")
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(member))
+                .exchange()
+                .returnResult(String.class)
+                .getStatus()
+                .value();
+    }
+
+    /** Asks until the api answers something else than 503 (it reconnects to the promoted replica meanwhile). */
+    private static int admitWhenBack(WebTestClient http, long coupon, String member) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        int status = 503;
+        while (status == 503 && System.nanoTime() < deadline) {
+            status = admit(http, coupon, member);
+            if (status == 503) {
+                RedisProcess.sleep(200);
+            }
+        }
+        return status;
+    }
+
+    private static void awaitReplicaLinked(RedisProcess replica) {
+        try (RedisClient client = RedisClient.create(replica.url());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (!connection.sync().info("replication").contains("master_link_status:up")) {
+                assertThat(System.nanoTime())
+                        .as("the replica linked to the primary")
+                        .isLessThan(deadline);
+                RedisProcess.sleep(100);
+            }
+        }
+    }
+
+    private static void awaitReplicated(RedisProcess replica, long coupon, String member) {
+        try (RedisClient client = RedisClient.create(replica.url());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (connection.sync().zscore(CouponKeys.queue(coupon), member) == null) {
+                assertThat(System.nanoTime()).as("the replica has " + member).isLessThan(deadline);
+                RedisProcess.sleep(50);
+            }
+        }
+    }
+}
