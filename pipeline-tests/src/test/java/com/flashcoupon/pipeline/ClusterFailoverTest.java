@@ -14,6 +14,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -43,6 +45,14 @@ class ClusterFailoverTest {
     private static final int CROWD = 1_500;
     /** Slow enough that issuance takes seconds, so the fault lands in its middle. */
     private static final int RATE = 150;
+    /** How far the replica of the event's master is behind when the master dies (frozen that long). */
+    private static final Duration REPLICA_BEHIND = Duration.ofMillis(1_500);
+
+    /**
+     * Threads of their own for the crowds: on a machine of two cores the common pool has one thread, and the two halves
+     * of a crowd, each blocking until it is answered, would ask one after the other instead of at once.
+     */
+    private static final ExecutorService CROWDS = Executors.newCachedThreadPool();
 
     private static ClusterStack stack;
 
@@ -59,6 +69,7 @@ class ClusterFailoverTest {
 
     @AfterAll
     static void stop() throws Exception {
+        CROWDS.shutdownNow();
         if (stack != null) {
             stack.close();
         }
@@ -79,7 +90,8 @@ class ClusterFailoverTest {
         List<CompletableFuture<List<Crowd.Answer>>> crowds = new ArrayList<>();
         for (long couponId : coupons) {
             List<String> members = Crowd.members("catchup" + couponId, perCoupon);
-            crowds.add(CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, new AtomicInteger(), 8)));
+            crowds.add(CompletableFuture.supplyAsync(
+                    () -> crowdOnBothApis(couponId, members, new AtomicInteger(), 8), CROWDS));
         }
         Map<Long, Set<String>> accepted = new HashMap<>();
         for (int i = 0; i < coupons.size(); i++) {
@@ -141,12 +153,14 @@ class ClusterFailoverTest {
         long couponId = createCoupon("Redis master kill", STOCK, RATE);
         var answered = new AtomicInteger();
         List<String> members = Crowd.members("master", CROWD);
-        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, answered, 16));
+        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, answered, 16), CROWDS);
         await().atMost(Duration.ofMinutes(1))
                 .pollInterval(Duration.ofMillis(20))
-                .until(() -> answered.get() >= CROWD / 3);
+                .until(() -> answered.get() >= CROWD / 5);
 
-        var failover = stack.redis.killMasterOf(CouponKeys.queue(couponId), Duration.ofSeconds(30));
+        // the replica a second and a half behind when its master dies: only the replica wait keeps the admissions of
+        // that time from being answered 202 and then lost with the master
+        var failover = stack.redis.killMasterOf(CouponKeys.queue(couponId), REPLICA_BEHIND, Duration.ofSeconds(30));
         long promotedAt = System.nanoTime();
         stack.redis.restart(failover.killedPort(), Duration.ofSeconds(60));
 
@@ -162,14 +176,19 @@ class ClusterFailoverTest {
                     promotedAt,
                     String.format(
                             Locale.ROOT,
-                            "promoted %.1f s after the kill; answers %s",
+                            "replica frozen %.1f s before the kill, promoted %.1f s after it; answers %s",
+                            REPLICA_BEHIND.toMillis() / 1e3,
                             failover.took().toMillis() / 1e3,
                             Crowd.countByStatus(answers)));
         } finally {
             reportPublications(couponId);
         }
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
-        assertPublishedAtMostOneBatchTwice(stack.publications(couponId), accepted);
+        // the drain cursor's last moves were lost with the master as well: those batches go out again (at least once,
+        // the worker's unique key makes the repeats no-ops), possibly more than one batch, so only counted above
+        assertThat(stack.publications(couponId).keySet())
+                .as("every accepted request published")
+                .containsAll(accepted);
     }
 
     @Test
@@ -178,7 +197,7 @@ class ClusterFailoverTest {
         long couponId = createCoupon("Api kill", STOCK, RATE);
         var answered = new AtomicInteger();
         List<String> members = Crowd.members("apikill", CROWD);
-        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, answered, 16));
+        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, answered, 16), CROWDS);
         await().atMost(Duration.ofMinutes(1))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> answered.get() >= CROWD / 3 && stack.walletCount(couponId) > 0);
@@ -219,7 +238,8 @@ class ClusterFailoverTest {
     void shouldLoseNothingWhenTheWorkerOfTheEventsPartitionIsKilled() throws Exception {
         long couponId = createCoupon("Worker kill", STOCK, RATE);
         List<String> members = Crowd.members("workerkill", CROWD);
-        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, new AtomicInteger(), 16));
+        var crowd = CompletableFuture.supplyAsync(
+                () -> crowdOnBothApis(couponId, members, new AtomicInteger(), 16), CROWDS);
         awaitWallets(couponId, 60);
 
         ChildJvm worker = stack.workerOf(ClusterStack.partitionOf(couponId));
@@ -260,7 +280,8 @@ class ClusterFailoverTest {
     void shouldLoseNothingWhenTheLeaderBrokerOfTheEventsPartitionStops() throws Exception {
         long couponId = createCoupon("Broker stop", STOCK, RATE);
         List<String> members = Crowd.members("broker", CROWD);
-        var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, new AtomicInteger(), 16));
+        var crowd = CompletableFuture.supplyAsync(
+                () -> crowdOnBothApis(couponId, members, new AtomicInteger(), 16), CROWDS);
         awaitWallets(couponId, 60);
 
         int leader = stack.leaderOf(ClusterStack.partitionOf(couponId));
@@ -297,15 +318,19 @@ class ClusterFailoverTest {
     private static List<Crowd.Answer> crowdOnBothApis(
             long couponId, List<String> members, AtomicInteger answered, int concurrency) {
         int half = members.size() / 2;
-        var first = CompletableFuture.supplyAsync(() ->
-                Crowd.ask(stack.url(stack.apis.get(0)), couponId, members.subList(0, half), 0, concurrency, answered));
-        var second = CompletableFuture.supplyAsync(() -> Crowd.ask(
-                stack.url(stack.apis.get(1)),
-                couponId,
-                members.subList(half, members.size()),
-                0,
-                concurrency,
-                answered));
+        var first = CompletableFuture.supplyAsync(
+                () -> Crowd.ask(
+                        stack.url(stack.apis.get(0)), couponId, members.subList(0, half), 0, concurrency, answered),
+                CROWDS);
+        var second = CompletableFuture.supplyAsync(
+                () -> Crowd.ask(
+                        stack.url(stack.apis.get(1)),
+                        couponId,
+                        members.subList(half, members.size()),
+                        0,
+                        concurrency,
+                        answered),
+                CROWDS);
         return Stream.of(first.join(), second.join()).flatMap(List::stream).toList();
     }
 

@@ -92,6 +92,29 @@ final class PrivateRedisCluster implements AutoCloseable {
         throw new IllegalStateException("no live master owns slot " + slot + " of " + key);
     }
 
+    /** The port of the replica of the master on {@code masterPort}. */
+    int replicaOf(int masterPort) throws IOException, InterruptedException {
+        String masterId =
+                cli(masterPort, Duration.ofSeconds(5), "CLUSTER", "MYID").strip();
+        for (String line : clusterNodes(masterPort)) {
+            String[] fields = line.split(" ");
+            if (fields[2].contains("slave") && fields[3].equals(masterId) && !fields[2].contains("fail")) {
+                return portOf(fields[1]);
+            }
+        }
+        throw new IllegalStateException("the master on " + masterPort + " has no replica");
+    }
+
+    private void signal(int port, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder(
+                        "kill", signal, Long.toString(nodes.get(port).pid()))
+                .redirectErrorStream(true)
+                .start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill " + signal + " of the node on " + port + " failed");
+        }
+    }
+
     /** {@code GET key} on whichever master owns it now ({@code redis-cli -c} follows the redirection). */
     String get(String key) throws IOException, InterruptedException {
         return cli(anyLivePort(), Duration.ofSeconds(5), "-c", "GET", key).strip();
@@ -106,11 +129,34 @@ final class PrivateRedisCluster implements AutoCloseable {
      * {@link #restart}.
      */
     Failover killMasterOf(String key, Duration timeout) throws IOException, InterruptedException {
+        return killMasterOf(key, Duration.ZERO, timeout);
+    }
+
+    /**
+     * The same, with a replica behind its master: the replica is frozen ({@code SIGSTOP}, as a long pause or a cut
+     * replication link would hold it) for {@code replicaBehind} before the kill and thawed right after it, so that
+     * whatever the master acknowledged meanwhile never reached the node that takes over. Kept under the node time-out,
+     * so that the others never see the replica itself as failed.
+     */
+    Failover killMasterOf(String key, Duration replicaBehind, Duration timeout)
+            throws IOException, InterruptedException {
         int master = masterOf(key);
+        Integer replica = null;
+        if (!replicaBehind.isZero()) {
+            if (replicaBehind.toMillis() >= NODE_TIMEOUT_MILLIS) {
+                throw new IllegalArgumentException("a replica frozen that long would be marked failed itself");
+            }
+            replica = replicaOf(master);
+            signal(replica, "-STOP");
+            Thread.sleep(replicaBehind.toMillis());
+        }
         long killedAt = System.nanoTime();
         Process process = nodes.get(master);
         process.destroyForcibly();
         process.waitFor();
+        if (replica != null) {
+            signal(replica, "-CONT");
+        }
         long deadline = killedAt + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try {
