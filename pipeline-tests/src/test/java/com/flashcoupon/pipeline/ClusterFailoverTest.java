@@ -31,7 +31,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * the stock asks both api instances, as a load balancer would spread it, while one part dies: the Redis master of the
  * coupon's slot (its replica is promoted), one api instance, one worker, one broker. Afterwards every member told
  * "accepted" has a wallet or a failure row and a status that says so, none twice, never beyond the stock, with the five
- * invariants of docs/architecture.md; where no instance of the drainer died, each request was published once. Before
+ * invariants of docs/architecture.md; each request was published, none beyond one batch twice (read from the topic). Before
  * the faults, two workers catching up hold the write limit together. One stack for all scenarios, one coupon (or three)
  * each; each scenario adds a row to {@code target/cluster-failover.md}.
  *
@@ -143,7 +143,7 @@ class ClusterFailoverTest {
                         window.toSeconds(), ClusterStack.WRITES_PER_SECOND)
                 .isLessThanOrEqualTo((int) allowed);
         for (long couponId : coupons) {
-            assertPublishedOnce(couponId, accepted.get(couponId));
+            assertPublishedOnceUpToABatch(couponId, accepted.get(couponId));
         }
     }
 
@@ -225,7 +225,7 @@ class ClusterFailoverTest {
                 reportPublications(couponId);
             }
             FaultReport.assertEveryoneTold(stack.url(other), couponId, accepted);
-            assertPublishedAtMostOneBatchTwice(stack.publications(couponId), accepted);
+            assertPublishedOnceUpToABatch(couponId, accepted);
         } finally {
             // the next scenarios need both instances again
             drainer.start();
@@ -271,7 +271,7 @@ class ClusterFailoverTest {
                         walletsAtKill,
                         takeover));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
-        assertPublishedOnce(couponId, accepted);
+        assertPublishedOnceUpToABatch(couponId, accepted);
         stack.awaitReady(worker, Duration.ofMinutes(2));
     }
 
@@ -300,7 +300,7 @@ class ClusterFailoverTest {
                 stoppedAt,
                 "stopped at " + walletsAtStop + " wallets; " + Crowd.countByStatus(answers));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
-        assertPublishedOnce(couponId, accepted);
+        assertPublishedOnceUpToABatch(couponId, accepted);
     }
 
     /** How many requests of the event were published more than once, in the log whether or not the scenario passes. */
@@ -392,31 +392,25 @@ class ClusterFailoverTest {
         return peak;
     }
 
-    /** No drainer died: one drainer at a time (the lease) published each accepted request exactly once. */
-    private static void assertPublishedOnce(long couponId, Set<String> accepted) {
+    /**
+     * Each accepted request published, and none beyond one batch more than once. One drainer at a time per event (the
+     * lease) publishes a range again only when the instance before it stopped between Kafka's acknowledgement and the
+     * cursor's move: killed, or stalled longer than the lease (5 s), which a machine this busy does to a thread. Without
+     * the lease both instances publish nearly every batch.
+     */
+    private static void assertPublishedOnceUpToABatch(long couponId, Set<String> accepted) {
         reportPublications(couponId);
         Map<String, Integer> published = stack.publications(couponId);
         assertThat(published.keySet())
                 .as("the requests published are the accepted ones")
                 .isEqualTo(accepted);
-        assertThat(published.entrySet().stream()
-                        .filter(entry -> entry.getValue() > 1)
-                        .limit(5)
-                        .toList())
-                .as("requests published more than once (of %d), e.g.", published.size())
-                .isEmpty();
-    }
-
-    /**
-     * A drainer died (its api, or the Redis that held its cursor): the batch it had in flight may be published again
-     * by the next owner, at least once, never more than one batch.
-     */
-    private static void assertPublishedAtMostOneBatchTwice(Map<String, Integer> published, Set<String> accepted) {
-        assertThat(published.keySet())
-                .as("the requests published are the accepted ones")
-                .containsAll(accepted);
-        assertThat(published.values().stream().filter(times -> times > 1).count())
-                .as("requests published more than once")
+        List<Map.Entry<String, Integer>> again = published.entrySet().stream()
+                .filter(entry -> entry.getValue() > 1)
+                .toList();
+        assertThat(again.size())
+                .as(
+                        "requests published more than once (of %d), e.g. %s",
+                        published.size(), again.stream().limit(5).toList())
                 .isLessThanOrEqualTo(ClusterStack.DRAIN_BATCH);
     }
 }

@@ -92,6 +92,37 @@ final class PrivateRedisCluster implements AutoCloseable {
         throw new IllegalStateException("no live master owns slot " + slot + " of " + key);
     }
 
+    /**
+     * Writes more than the kernel's socket buffers hold between the master and its frozen replica (loopback TCP buffers
+     * take a few megabytes; 32 MB here, in keys of the same slot as {@code key} so that they go to the same master and
+     * replica): what the master writes after this stays in its own output buffer and dies with it. Without it a frozen
+     * replica would lose nothing: the kernel keeps receiving its stream for it, and it reads that on waking.
+     */
+    private void fillReplicationLink(int master, String key) throws IOException, InterruptedException {
+        Path ballast = dir.resolve("ballast");
+        if (!Files.exists(ballast)) {
+            Files.write(ballast, "x".repeat(8 << 20).getBytes(StandardCharsets.US_ASCII));
+        }
+        for (int i = 0; i < 4; i++) {
+            Process set = new ProcessBuilder(
+                            "redis-cli",
+                            "-h",
+                            "127.0.0.1",
+                            "-p",
+                            Integer.toString(master),
+                            "-x",
+                            "SET",
+                            key + ":ballast-" + i)
+                    .redirectInput(ballast.toFile())
+                    .redirectErrorStream(true)
+                    .start();
+            String output = new String(set.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (set.waitFor() != 0 || !output.strip().equals("OK")) {
+                throw new IOException("writing the ballast to " + master + " failed: " + output);
+            }
+        }
+    }
+
     /** The port of the replica of the master on {@code masterPort}. */
     int replicaOf(int masterPort) throws IOException, InterruptedException {
         String masterId =
@@ -135,8 +166,9 @@ final class PrivateRedisCluster implements AutoCloseable {
     /**
      * The same, with a replica behind its master: the replica is frozen ({@code SIGSTOP}, as a long pause or a cut
      * replication link would hold it) for {@code replicaBehind} before the kill and thawed right after it, so that
-     * whatever the master acknowledged meanwhile never reached the node that takes over. Kept under the node time-out,
-     * so that the others never see the replica itself as failed.
+     * whatever the master acknowledged meanwhile never reached the node that takes over (see
+     * {@link #fillReplicationLink}). Kept under the node time-out, so that the others never see the replica itself as
+     * failed.
      */
     Failover killMasterOf(String key, Duration replicaBehind, Duration timeout)
             throws IOException, InterruptedException {
@@ -147,8 +179,13 @@ final class PrivateRedisCluster implements AutoCloseable {
                 throw new IllegalArgumentException("a replica frozen that long would be marked failed itself");
             }
             replica = replicaOf(master);
+            long frozenAt = System.nanoTime();
             signal(replica, "-STOP");
-            Thread.sleep(replicaBehind.toMillis());
+            fillReplicationLink(master, key);
+            long left = replicaBehind.toMillis() - (System.nanoTime() - frozenAt) / 1_000_000;
+            if (left > 0) {
+                Thread.sleep(left);
+            }
         }
         long killedAt = System.nanoTime();
         Process process = nodes.get(master);
