@@ -33,6 +33,12 @@ public final class CouponKeys {
     /** Prefix of a result value meaning FAILED; the {@link FailureReason} follows. */
     public static final String FAILED_PREFIX = "F:";
 
+    /**
+     * A coupon id no event has (MySQL's ids count up from 1): the api warms its request path up on it, in Redis alone,
+     * before it reports ready, and removes its keys after. No drainer or worker ever sees it: events come from MySQL.
+     */
+    public static final long WARM_UP_ID = Long.MAX_VALUE;
+
     private CouponKeys() {}
 
     public static String tag(long couponId) {

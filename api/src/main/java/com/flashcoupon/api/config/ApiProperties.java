@@ -21,7 +21,20 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue Retention retention,
         @Valid @NotNull @DefaultValue Metrics metrics,
         @Valid @NotNull @DefaultValue Overload overload,
-        @Valid @NotNull @DefaultValue Redis redis) {
+        @Valid @NotNull @DefaultValue Redis redis,
+        @Valid @NotNull @DefaultValue WarmUp warmup) {
+
+    /**
+     * The api's own warm-up before it reports ready (com.flashcoupon.api.warmup): a flash event opens on a cold JVM.
+     *
+     * @param requests member requests the api sends itself on a coupon of its own in Redis; 0 turns it off
+     * @param concurrency how many of them at once
+     * @param atMost the longest the warm-up may take; the api is ready after it whatever it reached
+     */
+    public record WarmUp(
+            @DefaultValue("20000") @Min(0) int requests,
+            @DefaultValue("64") @Min(1) @Max(1024) int concurrency,
+            @DefaultValue("20s") @NotNull Duration atMost) {}
 
     /**
      * Redis beyond its address (Spring Boot's {@code spring.data.redis}).

@@ -63,6 +63,7 @@ public class RateLimits {
     private final ScriptConnection redis;
     private final ClientAddresses addresses;
     private final List<String> both;
+    private final List<String> memberLimitOnly;
     private final List<String> memberOnly;
     private final List<String> addressOnly;
     private final boolean memberOn;
@@ -81,6 +82,7 @@ public class RateLimits {
         String addressRate = Integer.toString(settings.addressPerSecond());
         String addressBurst = Long.toString(burst(settings.addressPerSecond()));
         this.both = List.of(memberRate, memberBurst, addressRate, addressBurst);
+        this.memberLimitOnly = List.of(memberRate, memberBurst, "0", "0");
         this.memberOnly = List.of(memberRate, memberBurst);
         this.addressOnly = List.of(addressRate, addressBurst);
         this.memberRefusals = refusals(meters, "member");
@@ -103,11 +105,16 @@ public class RateLimits {
         return memberOn || addressOn;
     }
 
-    /** This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. */
+    /**
+     * This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. The api's
+     * own warm-up coupon ({@link CouponKeys#WARM_UP_ID}) has the member limit alone: its requests all come from the api.
+     */
     public CouponLimits forCoupon(long couponId, String memberId, ServerHttpRequest request) {
         String address = addressOn ? addresses.of(request) : "";
         return new CouponLimits(
-                CouponKeys.tag(couponId) + ":rl:m:" + memberId, CouponKeys.tag(couponId) + ":rl:a:" + address, both);
+                CouponKeys.tag(couponId) + ":rl:m:" + memberId,
+                CouponKeys.tag(couponId) + ":rl:a:" + address,
+                couponId == CouponKeys.WARM_UP_ID ? memberLimitOnly : both);
     }
 
     /**

@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -21,7 +22,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -77,13 +80,30 @@ public class ScriptConnection implements SmartLifecycle {
         }
     }
 
-    /** Runs the script on the keys (one slot) with the arguments; its reply as a list. */
+    /**
+     * Runs the script on the keys (one slot) with the arguments; its reply as a list, handed back on the caller's own
+     * event loop (see {@link #onCaller}).
+     */
     public Mono<List<Object>> eval(Script script, String[] keys, String... args) {
-        return Mono.defer(() -> {
-            RedisClusterAsyncCommands<String, String> commands = commands();
-            return Mono.fromCompletionStage(evalsha(commands, script, keys, args));
-        });
+        return Mono.defer(() -> onCaller(evalsha(commands(), script, keys, args)));
     }
+
+    /**
+     * The reply, handed to the rest of the request on the event loop that asked: an HTTP request's own loop, which
+     * writes its answer without a further hop. Lettuce's async API completes on the connection's one I/O thread; left
+     * there, the rest of every request (the status, the JSON, the answer) would run on that one thread, and on a cold
+     * JVM the replies of other requests waited behind it past the command time-out (bin/demo's first seconds answered
+     * 503). A caller that is not on an event loop gets the reply on Reactor's parallel scheduler.
+     */
+    private static <T> Mono<T> onCaller(CompletionStage<T> reply) {
+        Executor caller = ThreadExecutorMap.currentExecutor();
+        if (caller == null) {
+            return Mono.fromCompletionStage(reply).publishOn(Schedulers.parallel());
+        }
+        return Mono.fromCompletionStage(reply.whenCompleteAsync(NOTHING, caller));
+    }
+
+    private static final BiConsumer<Object, Throwable> NOTHING = (value, error) -> {};
 
     private static CompletionStage<List<Object>> evalsha(
             RedisClusterAsyncCommands<String, String> commands, Script script, String[] keys, String[] args) {
@@ -129,7 +149,7 @@ public class ScriptConnection implements SmartLifecycle {
             }
             StatefulConnection<String, String> on = target;
             ReplicaWaits queue = waits.computeIfAbsent(node, n -> new ReplicaWaits());
-            return Mono.fromCompletionStage(queue.join(on, replicas, timeoutMs));
+            return onCaller(queue.join(on, replicas, timeoutMs));
         });
     }
 

@@ -1,0 +1,69 @@
+package com.flashcoupon.api.warmup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.availability.ApplicationAvailability;
+import org.springframework.boot.availability.ReadinessState;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
+
+/**
+ * The api warms its member path up on a coupon of its own before it is ready, through its own HTTP port, and leaves
+ * nothing behind: no key of that coupon in Redis, no row in MySQL.
+ */
+class WarmUpTest {
+
+    @Test
+    void shouldAdmitOnItsOwnCouponBeforeItIsReadyAndLeaveNothingBehind() {
+        EmbeddedKafkaKraftBroker kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka.warm-up");
+        kafka.afterPropertiesSet();
+        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
+        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
+        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
+        settings.put("server.port", "0");
+        settings.put("coupon.ratelimit.member-per-second", "5");
+        settings.put("coupon.ratelimit.address-per-second", "5"); // the warm-up's coupon is not limited by address
+        settings.put("coupon.warmup.requests", "300");
+        ApiApplication.DEFAULTS.forEach((key, value) -> settings.put(key, String.valueOf(value)));
+        String[] arguments = settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toArray(String[]::new);
+        try (ConfigurableApplicationContext api = new SpringApplicationBuilder(ApiApplication.class).run(arguments)) {
+            MeterRegistry meters = api.getBean(MeterRegistry.class);
+            assertThat(meters.get("coupon.admissions")
+                            .tag("outcome", "ADMITTED")
+                            .counter()
+                            .count())
+                    .as("members the warm-up admitted (a third of its requests)")
+                    .isEqualTo(100);
+            assertThat(meters.get("coupon.admissions")
+                            .tag("outcome", "ALREADY_ASKED")
+                            .counter()
+                            .count())
+                    .isEqualTo(100);
+            assertThat(api.getBean(ApplicationAvailability.class).getReadinessState())
+                    .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
+            for (String key : CouponKeys.state(CouponKeys.WARM_UP_ID)) {
+                assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
+            }
+            Long rows = org.springframework.jdbc.core.simple.JdbcClient.create(api.getBean(javax.sql.DataSource.class))
+                    .sql("SELECT COUNT(*) FROM coupon WHERE id = ?")
+                    .param(CouponKeys.WARM_UP_ID)
+                    .query(Long.class)
+                    .single();
+            assertThat(rows).isZero();
+        } finally {
+            kafka.destroy();
+        }
+    }
+}
