@@ -189,6 +189,7 @@ class ClusterFailoverTest {
         assertThat(stack.publications(couponId).keySet())
                 .as("every accepted request published")
                 .containsAll(accepted);
+        assertAnsweredAsTheContractSays(answers);
     }
 
     @Test
@@ -226,6 +227,7 @@ class ClusterFailoverTest {
             }
             FaultReport.assertEveryoneTold(stack.url(other), couponId, accepted);
             assertPublishedOnceUpToABatch(couponId, accepted);
+            assertAnsweredAsTheContractSays(answers);
         } finally {
             // the next scenarios need both instances again
             drainer.start();
@@ -257,7 +259,8 @@ class ClusterFailoverTest {
             worker.start();
         }
 
-        Set<String> accepted = FaultStack.accepted(stack.url(stack.apis.get(0)), couponId, crowd.get());
+        List<Crowd.Answer> answers = crowd.get();
+        Set<String> accepted = FaultStack.accepted(stack.url(stack.apis.get(0)), couponId, answers);
         FaultReport.settleAndCheck(
                 TABLE,
                 stack.jdbc,
@@ -272,6 +275,7 @@ class ClusterFailoverTest {
                         takeover));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
         assertPublishedOnceUpToABatch(couponId, accepted);
+        assertAnsweredAsTheContractSays(answers);
         stack.awaitReady(worker, Duration.ofMinutes(2));
     }
 
@@ -301,6 +305,7 @@ class ClusterFailoverTest {
                 "stopped at " + walletsAtStop + " wallets; " + Crowd.countByStatus(answers));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
         assertPublishedOnceUpToABatch(couponId, accepted);
+        assertAnsweredAsTheContractSays(answers);
     }
 
     /** How many requests of the event were published more than once, in the log whether or not the scenario passes. */
@@ -312,6 +317,16 @@ class ClusterFailoverTest {
                 couponId,
                 published.size(),
                 published.values().stream().filter(times -> times > 1).count());
+    }
+
+    /**
+     * Whatever fails, a member hears 202, 409 or 503 (fail closed: "unavailable, ask again"; docs/http-api.md), or
+     * nothing from an instance that died; never a 500, which says neither whether they were admitted nor what to do.
+     */
+    private static void assertAnsweredAsTheContractSays(List<Crowd.Answer> answers) {
+        assertThat(Crowd.countByStatus(answers).keySet())
+                .as("the answers' status codes")
+                .isSubsetOf(Crowd.NO_ANSWER, 202, 409, 503);
     }
 
     /** Half the members ask the first api, half the second, at once (a load balancer); every answer. */

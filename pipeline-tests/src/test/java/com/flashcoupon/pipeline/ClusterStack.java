@@ -91,6 +91,8 @@ final class ClusterStack implements AutoCloseable {
             settings.put("coupon.ratelimit.address-per-second", "0");
             settings.put("coupon.drain.max-batch", DRAIN_BATCH);
             settings.put("coupon.drain.tick", "100ms");
+            // 20,000 requests per start (and a killed api starts again) are more than two shared cores can spare
+            settings.put("coupon.warmup.requests", "0");
             settings.put("coupon.kafka.replication-factor", "3");
             settings.put("coupon.redis.min-replicas", SWITCH_OFF.equals("replica-wait") ? "0" : "1");
             apis.add(app("api-" + i, "-Xmx384m", apiClassPathFirst, ApiApplication.class.getName(), settings));
