@@ -1,5 +1,6 @@
 package com.flashcoupon.pipeline;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,15 @@ final class ChildJvm implements AutoCloseable {
     private Process process;
 
     ChildJvm(String name, List<String> jvmOptions, String mainClass, List<String> arguments) {
+        this(name, jvmOptions, List.of(), mainClass, arguments);
+    }
+
+    /**
+     * With {@code classPathFirst} ahead of this JVM's class path: what is there shadows the same resource of the apps
+     * (the failover tests swap a Lua script this way to switch a safeguard off).
+     */
+    ChildJvm(
+            String name, List<String> jvmOptions, List<Path> classPathFirst, String mainClass, List<String> arguments) {
         this.name = name;
         this.log = LOGS.resolve(name + ".log");
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -30,7 +40,10 @@ final class ChildJvm implements AutoCloseable {
         command.add("-XX:+UseSerialGC");
         command.addAll(jvmOptions);
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        List<String> classPath = new ArrayList<>();
+        classPathFirst.forEach(entry -> classPath.add(entry.toAbsolutePath().toString()));
+        classPath.add(System.getProperty("java.class.path"));
+        command.add(String.join(File.pathSeparator, classPath));
         command.add(mainClass);
         command.addAll(arguments);
     }
@@ -67,6 +80,11 @@ final class ChildJvm implements AutoCloseable {
 
     synchronized boolean alive() {
         return process != null && process.isAlive();
+    }
+
+    /** The running process's id (the apps put it in their drain lease owner, {@code pid@host/...}). */
+    synchronized long pid() {
+        return process.pid();
     }
 
     String name() {

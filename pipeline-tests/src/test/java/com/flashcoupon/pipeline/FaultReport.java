@@ -63,6 +63,19 @@ final class FaultReport {
     static Row settleAndCheck(
             JdbcClient jdbc, String scenario, long couponId, Set<String> accepted, long recoveredAt, String note)
             throws InterruptedException, IOException {
+        return settleAndCheck(TABLE, jdbc, scenario, couponId, accepted, recoveredAt, note);
+    }
+
+    /** The same, the row appended to {@code table} (a suite of its own keeps a table of its own). */
+    static Row settleAndCheck(
+            Path table,
+            JdbcClient jdbc,
+            String scenario,
+            long couponId,
+            Set<String> accepted,
+            long recoveredAt,
+            String note)
+            throws InterruptedException, IOException {
         long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
         Set<String> decided = decided(jdbc, couponId, accepted);
         while (decided.size() < accepted.size() && System.nanoTime() < deadline) {
@@ -96,7 +109,7 @@ final class FaultReport {
                 Math.max(0, issued - stock),
                 seconds,
                 note);
-        record(row);
+        record(table, row);
 
         assertThat(row.lost())
                 .as("accepted members with neither a wallet nor a failure")
@@ -143,15 +156,15 @@ final class FaultReport {
         return jdbc.sql(sql).param(couponId).query(Long.class).single();
     }
 
-    private static synchronized void record(Row row) throws IOException {
-        Files.createDirectories(TABLE.getParent());
-        if (!Files.exists(TABLE)) {
+    private static synchronized void record(Path table, Row row) throws IOException {
+        Files.createDirectories(table.getParent());
+        if (!Files.exists(table)) {
             Files.writeString(
-                    TABLE,
+                    table,
                     "| scenario | told 202 | issued | failed | lost | duplicates | over-issue | seconds to settle | note |\n"
                             + "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
         }
-        Files.writeString(TABLE, row.markdown() + "\n", StandardOpenOption.APPEND);
+        Files.writeString(table, row.markdown() + "\n", StandardOpenOption.APPEND);
         System.out.println("FAULT-SUMMARY " + row.markdown());
     }
 }

@@ -151,6 +151,11 @@ final class FaultStack implements AutoCloseable {
      * was never told anything and is not admitted on asking again (409, sold out) was not accepted.
      */
     Set<String> accepted(long couponId, List<Crowd.Answer> answers) throws InterruptedException {
+        return accepted(apiUrl(), couponId, answers);
+    }
+
+    /** The same, asking again through the api at {@code apiUrl} (any instance of several). */
+    static Set<String> accepted(String apiUrl, long couponId, List<Crowd.Answer> answers) throws InterruptedException {
         Set<String> accepted = new HashSet<>();
         Set<String> unconfirmed = new HashSet<>();
         for (Crowd.Answer answer : answers) {
@@ -165,7 +170,7 @@ final class FaultStack implements AutoCloseable {
             if (round > 0) {
                 Thread.sleep(1_000);
             }
-            List<Crowd.Answer> again = Crowd.ask(apiUrl(), couponId, new ArrayList<>(unconfirmed), 0, 32);
+            List<Crowd.Answer> again = Crowd.ask(apiUrl, couponId, new ArrayList<>(unconfirmed), 0, 32);
             for (Crowd.Answer answer : again) {
                 if (answer.status() == 200 || answer.status() == 202) {
                     accepted.add(answer.memberId());

@@ -1,0 +1,309 @@
+package com.flashcoupon.pipeline;
+
+import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.Topics;
+import com.flashcoupon.db.TestDatabase;
+import com.flashcoupon.worker.IssuerWorkerApplication;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.utils.Utils;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/**
+ * The stack as it runs on several machines: a Redis Cluster of three masters and three replicas, three Kafka brokers
+ * with every topic replicated three times ({@code min.insync.replicas} 2), two api instances and two issuer workers,
+ * each app a process of its own (so {@code kill -9} is real), on a throw-away MySQL database. All owned by the test.
+ *
+ * <p>The failover tests must fail when a safeguard of the multi-instance design is switched off
+ * ({@code -Dfailover.switch-off=...}, one at a time; none by default):
+ *
+ * <ul>
+ *   <li>{@code lease}: the drain lease excludes nobody. The apps' own drain scripts are loaded and patched so that
+ *       every instance takes the lease whoever holds it (the cursor's compare-and-set stays), and put ahead of the
+ *       apps' class path; the main code is untouched.
+ *   <li>{@code write-rate}: the workers no longer share one write limit. The shared Bucket4j bucket's Redis key carries
+ *       the rate ({@code WriteThrottle.sharedKey}), so the second worker, given a limit one higher, has a bucket of its
+ *       own: two limits of about the same size, as if each instance kept its own.
+ *   <li>{@code replica-wait}: {@code coupon.redis.min-replicas} 0 instead of 1 (admissions answered 202 before a
+ *       replica has them).
+ * </ul>
+ */
+final class ClusterStack implements AutoCloseable {
+
+    static final int DRAIN_BATCH = FaultStack.DRAIN_BATCH;
+    /** The workers' write limit, all instances together: low enough that two workers catching up reach it. */
+    static final int WRITES_PER_SECOND = 200;
+
+    static final String SWITCH_OFF = System.getProperty("failover.switch-off", "");
+
+    final PrivateRedisCluster redis;
+    final KafkaCluster kafka;
+    final TestDatabase database;
+    final JdbcClient jdbc;
+    final List<ChildJvm> apis = new ArrayList<>();
+    final List<ChildJvm> workers = new ArrayList<>();
+    private final Map<ChildJvm, Integer> ports = new HashMap<>();
+    private final HttpClient probe =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    ClusterStack() throws Exception {
+        if (!List.of("", "lease", "write-rate", "replica-wait").contains(SWITCH_OFF)) {
+            throw new IllegalArgumentException(
+                    "failover.switch-off: lease, write-rate or replica-wait, not " + SWITCH_OFF);
+        }
+        redis = new PrivateRedisCluster();
+        kafka = new KafkaCluster();
+        database = TestDatabase.create();
+        jdbc = JdbcClient.create(new DriverManagerDataSource(database.url(), database.user(), database.password()));
+
+        Map<String, Object> common = new HashMap<>(database.springProperties());
+        common.put("logging.level.org.apache.kafka", "WARN");
+        common.put("logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "INFO");
+        common.put("coupon.redis.cluster-nodes", redis.nodes());
+        common.put("spring.kafka.bootstrap-servers", kafka.bootstrap());
+
+        List<Path> apiClassPathFirst = SWITCH_OFF.equals("lease") ? List.of(leaselessDrainScripts()) : List.of();
+        for (int i = 1; i <= 2; i++) {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.put("coupon.jwt.secret", Stack.JWT_SECRET);
+            // the member limit stays on (in the coupon's slot, so it runs on the cluster); the whole crowd comes from
+            // one address, which the address limit would mostly refuse
+            settings.put("coupon.ratelimit.address-per-second", "0");
+            settings.put("coupon.drain.max-batch", DRAIN_BATCH);
+            settings.put("coupon.drain.tick", "100ms");
+            // 20,000 requests per start (and a killed api starts again) are more than two shared cores can spare
+            settings.put("coupon.warmup.requests", "0");
+            settings.put("coupon.kafka.replication-factor", "3");
+            settings.put("coupon.redis.min-replicas", SWITCH_OFF.equals("replica-wait") ? "0" : "1");
+            apis.add(app("api-" + i, "-Xmx384m", apiClassPathFirst, ApiApplication.class.getName(), settings));
+        }
+        for (int i = 1; i <= 2; i++) {
+            Map<String, Object> settings = new HashMap<>(common);
+            settings.put("coupon.worker.max-batch", DRAIN_BATCH);
+            settings.put("coupon.worker.topic-replication-factor", "3");
+            settings.put(
+                    "coupon.worker.max-writes-per-second",
+                    i == 2 && SWITCH_OFF.equals("write-rate") ? WRITES_PER_SECOND + 1 : WRITES_PER_SECOND);
+            // static members, as bin/up and compose run them: a restarted worker gets its partitions back at once
+            settings.put("coupon.worker.instance-id", "failover-worker-" + i);
+            settings.put("coupon.worker.session-timeout", "10s");
+            workers.add(app("worker-" + i, "-Xmx256m", List.of(), IssuerWorkerApplication.class.getName(), settings));
+        }
+
+        // the first worker alone creates the topics (three replicas each); the others then find them
+        workers.get(0).start();
+        awaitReady(workers.get(0), Duration.ofMinutes(3));
+        for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
+            app.start();
+        }
+        for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
+            awaitReady(app, Duration.ofMinutes(3));
+        }
+    }
+
+    String url(ChildJvm api) {
+        return "http://127.0.0.1:" + ports.get(api);
+    }
+
+    WebTestClient http(ChildJvm api) {
+        return WebTestClient.bindToServer()
+                .baseUrl(url(api))
+                .responseTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    /** The partition of the request topic a coupon's records go to (the producer's default partitioner, by key). */
+    static int partitionOf(long couponId) {
+        byte[] key = Topics.key(couponId).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return Utils.toPositive(Utils.murmur2(key)) % 3;
+    }
+
+    /** Waits until the app's readiness probe answers 200 (its Redis, MySQL and Kafka reachable, listeners started). */
+    void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!ready(app)) {
+            if (!app.alive()) {
+                throw new IllegalStateException(app.name() + " exited: see " + app.log());
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException(app.name() + " not ready after " + timeout + ": see " + app.log());
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    boolean ready(ChildJvm app) throws InterruptedException {
+        var request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + ports.get(app) + "/actuator/health/readiness"))
+                .timeout(Duration.ofSeconds(5))
+                .build();
+        try {
+            return probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException notYet) {
+            return false;
+        }
+    }
+
+    long walletCount(long couponId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_wallet WHERE coupon_id = ?")
+                .param(couponId)
+                .query(Long.class)
+                .single();
+    }
+
+    /** The worker whose consumer holds {@code partition} of the request topic now (from the group's description). */
+    ChildJvm workerOf(int partition) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+            var group = admin.describeConsumerGroups(List.of("coupon-issuer"))
+                    .all()
+                    .get()
+                    .get("coupon-issuer");
+            for (var member : group.members()) {
+                if (member.assignment()
+                        .topicPartitions()
+                        .contains(new TopicPartition(Topics.ISSUE_REQUESTED, partition))) {
+                    String instance = member.groupInstanceId().orElse("");
+                    for (int i = 0; i < workers.size(); i++) {
+                        if (instance.startsWith("failover-worker-" + (i + 1))) {
+                            return workers.get(i);
+                        }
+                    }
+                }
+            }
+        }
+        throw new IllegalStateException("no worker holds partition " + partition);
+    }
+
+    /** The broker (0, 1, 2) that leads {@code partition} of the request topic now. */
+    int leaderOf(int partition) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+            var topic = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
+                    .allTopicNames()
+                    .get()
+                    .get(Topics.ISSUE_REQUESTED);
+            return topic.partitions().get(partition).leader().id() - 1;
+        }
+    }
+
+    /** The replication factor and {@code min.insync.replicas} the apps gave the request topic. */
+    String requestTopicReplication() throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+            var topic = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
+                    .allTopicNames()
+                    .get()
+                    .get(Topics.ISSUE_REQUESTED);
+            var resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, Topics.ISSUE_REQUESTED);
+            var config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
+            return "replicas " + topic.partitions().get(0).replicas().size() + ", min.insync.replicas "
+                    + config.get("min.insync.replicas").value();
+        }
+    }
+
+    /** How many times each member's request of this coupon was published to Kafka, read from the topic itself. */
+    Map<String, Integer> publications(long couponId) {
+        Map<String, Object> config = Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap(),
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+        Map<String, Integer> times = new HashMap<>();
+        try (var consumer = new KafkaConsumer<String, String>(config)) {
+            TopicPartition partition = new TopicPartition(Topics.ISSUE_REQUESTED, partitionOf(couponId));
+            consumer.assign(List.of(partition));
+            consumer.seekToBeginning(List.of(partition));
+            long end = consumer.endOffsets(List.of(partition)).get(partition);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (consumer.position(partition) < end && System.nanoTime() < deadline) {
+                for (var record : consumer.poll(Duration.ofMillis(500))) {
+                    if (Topics.key(couponId).equals(record.key())) {
+                        String member = record.value().replaceAll(".*\"memberId\"\\s*:\\s*\"([^\"]+)\".*", "$1");
+                        times.merge(member, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        return times;
+    }
+
+    @Override
+    public void close() throws Exception {
+        List<AutoCloseable> parts = new ArrayList<>();
+        parts.addAll(apis);
+        parts.addAll(workers);
+        parts.add(kafka);
+        parts.add(redis);
+        for (AutoCloseable part : parts) {
+            try {
+                if (part != null) {
+                    part.close();
+                }
+            } catch (Exception e) {
+                // close the rest anyway
+            }
+        }
+        if (database != null) {
+            database.close();
+        }
+    }
+
+    private ChildJvm app(String name, String heap, List<Path> classPathFirst, String main, Map<String, Object> settings)
+            throws IOException {
+        int port = freePort();
+        settings.put("server.port", port);
+        List<String> arguments = settings.entrySet().stream()
+                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
+                .toList();
+        ChildJvm app = new ChildJvm(name, List.of(heap), classPathFirst, main, arguments);
+        ports.put(app, port);
+        return app;
+    }
+
+    /**
+     * The apps' own drain scripts with the lease check taken out (switch {@code lease}): every instance claims, renews
+     * and advances whoever holds the lease; the cursor's compare-and-set in {@code drain_advance.lua} stays. Patched
+     * from the scripts on the class path, so the rest of each script is whatever the api ships; a patch that no longer
+     * applies fails here, not silently.
+     */
+    private static Path leaselessDrainScripts() throws IOException {
+        Path dir = ChildJvm.LOGS.resolve("leaseless");
+        Files.createDirectories(dir.resolve("scripts"));
+        patch(dir, "scripts/drain_claim.lua", "if owner and owner ~= ARGV[1] then", "if false then");
+        patch(dir, "scripts/drain_advance.lua", "if redis.call('GET', KEYS[1]) ~= ARGV[1] then", "if false then");
+        patch(dir, "scripts/drain_renew.lua", "if redis.call('GET', KEYS[1]) ~= ARGV[1] then", "if false then");
+        return dir;
+    }
+
+    private static void patch(Path dir, String script, String check, String replacement) throws IOException {
+        String text = LuaScripts.text(script);
+        if (!text.contains(check)) {
+            throw new IllegalStateException(script + " no longer contains the lease check `" + check + "`");
+        }
+        Files.writeString(dir.resolve(script), text.replace(check, replacement));
+    }
+
+    private static int freePort() throws IOException {
+        try (var socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
