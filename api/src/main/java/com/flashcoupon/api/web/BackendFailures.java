@@ -29,10 +29,33 @@ public final class BackendFailures {
                     || t instanceof java.io.IOException
                     // "currently not connected", broken pipe, reset: anything but Redis refusing a command we sent
                     || (t instanceof io.lettuce.core.RedisException
-                            && !(t instanceof io.lettuce.core.RedisCommandExecutionException))) {
+                            && !(t instanceof io.lettuce.core.RedisCommandExecutionException))
+                    || isRedisUnavailable(t)) {
                 return true;
             }
         }
         return false;
     }
+
+    /**
+     * Redis refusing a command because it cannot serve it now, not because the command is wrong: a cluster without a
+     * primary for a slot (CLUSTERDOWN, during a failover), a slot moving (TRYAGAIN), a node loading its data (LOADING),
+     * a replica whose primary is gone (MASTERDOWN), a write to a demoted primary (READONLY). Seen as 500s in the
+     * cluster failover test; they are outages, answered 503.
+     */
+    private static boolean isRedisUnavailable(Throwable t) {
+        if (!(t instanceof io.lettuce.core.RedisCommandExecutionException) || t.getMessage() == null) {
+            return false;
+        }
+        String message = t.getMessage();
+        for (String prefix : UNAVAILABLE_REPLIES) {
+            if (message.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final java.util.List<String> UNAVAILABLE_REPLIES =
+            java.util.List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY");
 }
