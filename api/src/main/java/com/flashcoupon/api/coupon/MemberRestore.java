@@ -29,7 +29,7 @@ import reactor.core.publisher.Mono;
  * hold 500,000 members.
  */
 @Component
-class MemberRestore {
+public class MemberRestore {
 
     private static final Logger log = LoggerFactory.getLogger(MemberRestore.class);
 
@@ -43,6 +43,9 @@ class MemberRestore {
             RedisScript.of(LuaScripts.text("scripts/restore_members.lua"), Long.class);
     private static final RedisScript<Long> RELEASE =
             RedisScript.of(LuaScripts.text("scripts/restore_release.lua"), Long.class);
+
+    private static final RedisScript<Long> REPAIR =
+            RedisScript.of(LuaScripts.text("scripts/repair_results.lua"), Long.class);
 
     private final ReactiveStringRedisTemplate redis;
     private final JdbcClient jdbc;
@@ -142,6 +145,42 @@ class MemberRestore {
                         args)
                 .next()
                 .flatMap(added -> added < 0 ? Mono.error(new LockLost(couponId)) : Mono.just(added));
+    }
+
+    /**
+     * Puts back into Redis the results MySQL has for the coupon and Redis does not (lost in a failover after the worker
+     * wrote them), and sets {@code done} to the members with a result; no lock: it adds what is missing and nothing
+     * else, so it may run beside the worker.
+     *
+     * @return how many results were missing
+     */
+    public Mono<Long> repairResults(long couponId) {
+        return repairPages(couponId, Source.WALLETS, "", 0)
+                .flatMap(wallets -> repairPages(couponId, Source.FAILURES, "", wallets));
+    }
+
+    private Mono<Long> repairPages(long couponId, Source source, String after, long sum) {
+        return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
+            if (rows.isEmpty()) {
+                return Mono.just(sum);
+            }
+            List<String> args = new ArrayList<>(rows.size() * 2);
+            for (Known row : rows) {
+                args.add(row.member());
+                args.add(row.result());
+            }
+            return redis.execute(
+                            REPAIR,
+                            List.of(
+                                    CouponKeys.result(couponId),
+                                    CouponKeys.done(couponId),
+                                    CouponKeys.retired(couponId)),
+                            args)
+                    .next()
+                    .flatMap(added -> rows.size() < PAGE_SIZE
+                            ? Mono.just(sum + added)
+                            : repairPages(couponId, source, rows.getLast().member(), sum + added));
+        });
     }
 
     /** A member MySQL knows: the first sequence and the result value as the worker writes it. */

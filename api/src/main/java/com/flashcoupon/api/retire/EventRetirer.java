@@ -3,6 +3,7 @@ package com.flashcoupon.api.retire;
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.MemberRestore;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
@@ -15,7 +16,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,6 +54,14 @@ class EventRetirer {
     private final Clock clock;
     private final Counter settledEvents;
     private final Counter retiredEvents;
+    private final Counter repairedResults;
+    private final MemberRestore restore;
+
+    /**
+     * Events whose Redis had fewer results than MySQL at the last pass, with MySQL's count then (retire thread only):
+     * results still missing a pass later were lost, not late.
+     */
+    private final Map<Long, Long> behind = new HashMap<>();
 
     /** The events with Redis state at the last pass (only the retire thread reads and writes it). */
     private Set<Long> listed = Set.of();
@@ -60,9 +71,11 @@ class EventRetirer {
             CouponStates states,
             RetiredCoupons retired,
             StringRedisTemplate redis,
+            MemberRestore restore,
             ApiProperties properties,
             Clock clock,
             MeterRegistry meters) {
+        this.restore = restore;
         this.coupons = coupons;
         this.states = states;
         this.retired = retired;
@@ -72,6 +85,9 @@ class EventRetirer {
         this.clock = clock;
         this.settledEvents = Counter.builder("coupon.events.settled")
                 .description("Events found settled by this instance: admission over, every admitted member told")
+                .register(meters);
+        this.repairedResults = Counter.builder("coupon.results.repaired")
+                .description("Results put back into Redis from MySQL after Redis lost them (a failover)")
                 .register(meters);
         this.retiredEvents = Counter.builder("coupon.events.retired")
                 .description("Events this instance retired: their Redis state removed, MySQL answers for them")
@@ -131,9 +147,9 @@ class EventRetirer {
             return; // settled, waiting out the retention: nothing to read
         }
         // Redis' view; when Redis has none (lost, never restored), MySQL's figures are all there is
-        CouponState state = states.read(id)
-                .blockOptional(REDIS_WAIT)
-                .orElseGet(() -> CouponState.retired(coupon, now.toEpochMilli()));
+        var inRedis = states.read(id).blockOptional(REDIS_WAIT);
+        inRedis.ifPresent(state -> repairIfResultsLost(coupon, state));
+        CouponState state = inRedis.orElseGet(() -> CouponState.retired(coupon, now.toEpochMilli()));
         if (!settled(coupon, state)) {
             return;
         }
@@ -160,13 +176,45 @@ class EventRetirer {
 
     /**
      * Settled: admission is over (closed, or every unit of stock admitted), everything admitted was handed to Kafka,
-     * and MySQL holds an outcome (a wallet or a failure) for every admitted member.
+     * MySQL holds an outcome (a wallet or a failure) for every admitted member, and Redis has all of them too (so no
+     * member's status reads WAITING after the event settled).
      */
     static boolean settled(Coupon coupon, CouponState state) {
         CouponState.Status status = state.status();
         boolean admissionOver = status == CouponState.Status.CLOSED || status == CouponState.Status.SOLD_OUT;
         long decided = (long) coupon.issuedCount() + coupon.failedCount();
-        return admissionOver && state.cursor() >= state.queued() && decided >= state.admitted();
+        return admissionOver
+                && state.cursor() >= state.queued()
+                && decided >= state.admitted()
+                && state.done() >= decided;
+    }
+
+    /**
+     * The worker writes an outcome to MySQL, then to Redis for status reads; Redis trails by milliseconds. When Redis
+     * still has fewer results than MySQL had a pass earlier, they were lost: written on a primary that died before its
+     * replica had them (a failover), with the batch's offsets committed, so no replay writes them again. Their members
+     * would read WAITING until the event retired; the results are put back from MySQL instead.
+     */
+    private void repairIfResultsLost(Coupon coupon, CouponState state) {
+        long id = coupon.id();
+        long decided = (long) coupon.issuedCount() + coupon.failedCount();
+        if (state.done() >= decided) {
+            behind.remove(id);
+            return;
+        }
+        Long earlier = behind.put(id, decided);
+        if (earlier == null || state.done() >= earlier) {
+            return; // behind now, but not behind what MySQL had a pass ago: results on their way
+        }
+        Long repaired = restore.repairResults(id).block(REDIS_WAIT);
+        behind.remove(id);
+        if (repaired != null && repaired > 0) {
+            repairedResults.increment(repaired);
+            log.warn(
+                    "coupon {}: {} results MySQL has were missing in Redis (lost in a failover); put back",
+                    id,
+                    repaired);
+        }
     }
 
     private void removeKeys(Coupon coupon) {

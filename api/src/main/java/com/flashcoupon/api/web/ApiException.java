@@ -84,15 +84,17 @@ public class ApiException extends RuntimeException {
 
     /**
      * The admission was written on Redis' primary, but did not reach the replicas it must reach before a 202
-     * ({@code COUPON_REDIS_MIN_REPLICAS}) in time: should the primary die now, it could be lost, so nothing is promised.
-     * Asking again tells: 200 with the position when it stayed, 202 when it did not.
+     * ({@code COUPON_REDIS_MIN_REPLICAS}) in time: it stands if the primary lives and is lost if it dies now, so its
+     * outcome is unknown, and the member is told so (never "not accepted"). Asking again tells: 200 with the position
+     * when it stayed, 202 when it was lost.
      */
     public static ApiException admissionNotReplicated(long couponId) {
         return new ApiException(
                 ErrorCode.UNAVAILABLE,
-                "Your request for coupon " + couponId + " was taken but not yet copied to a replica, so it is not"
-                        + " promised. Send it again in a second: it never admits twice, and answers 200 with your"
-                        + " position if it was kept.",
+                "Your request for coupon " + couponId + " was taken but not yet copied to a replica, so whether it"
+                        + " stands is unknown. Ask GET /api/v1/coupons/" + couponId + "/issue-requests/me, or send the"
+                        + " request again in a second: it never admits twice, and answers 200 with your position if"
+                        + " it was kept.",
                 1);
     }
 

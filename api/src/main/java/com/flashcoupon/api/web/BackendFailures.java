@@ -57,5 +57,5 @@ public final class BackendFailures {
     }
 
     private static final java.util.List<String> UNAVAILABLE_REPLIES =
-            java.util.List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY");
+            java.util.List.of("CLUSTERDOWN", "TRYAGAIN", "LOADING", "MASTERDOWN", "READONLY", "NOREPLICAS");
 }

@@ -281,4 +281,50 @@ class RedisRestoreTest extends ApiTestBase {
                 .jsonPath("$.position")
                 .isEqualTo(1);
     }
+
+    @Test
+    void shouldPutBackResultsRedisLostAfterTheWorkerWroteThemSoNobodyStaysWaiting() {
+        long id = createCoupon(10, 1000);
+        requestCoupon(id, "kept").expectStatus().isAccepted();
+        requestCoupon(id, "lost").expectStatus().isAccepted();
+        long keptWallet = issued(id, "kept", 1);
+        long lostWallet = issued(id, "lost", 2);
+        // the worker recorded both results in Redis; a failover then lost the second (the primary died before its
+        // replica had it) after the worker committed its offsets, so nothing writes it again
+        redis.opsForHash().put(CouponKeys.result(id), "kept", CouponKeys.ISSUED_PREFIX + keptWallet);
+        redis.opsForValue().set(CouponKeys.done(id), "1");
+        status(id, "lost")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("WAITING");
+
+        // the retire pass (every 2 s) sees Redis still behind what MySQL had a pass earlier, and repairs it
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (redis.opsForHash().get(CouponKeys.result(id), "lost") == null) {
+            assertThat(System.nanoTime()).as("the lost result put back").isLessThan(deadline);
+            sleep(200);
+        }
+        status(id, "lost")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED")
+                .jsonPath("$.walletCouponId")
+                .isEqualTo(lostWallet);
+        assertThat(redis.opsForValue().get(CouponKeys.done(id))).isEqualTo("2");
+        assertThat(redis.opsForHash().get(CouponKeys.result(id), "kept"))
+                .isEqualTo(CouponKeys.ISSUED_PREFIX + keptWallet);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
 }

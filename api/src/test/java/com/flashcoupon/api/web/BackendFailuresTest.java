@@ -19,7 +19,8 @@ class BackendFailuresTest {
                 "TRYAGAIN Multiple keys request during rehashing of slot",
                 "LOADING Redis is loading the dataset in memory",
                 "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.",
-                "READONLY You can't write against a read only replica."
+                "READONLY You can't write against a read only replica.",
+                "NOREPLICAS Not enough good replicas to write."
             })
     void shouldCountRedisThatCannotServeNowAsDown(String reply) {
         var refused = new RedisSystemException("failed", new RedisCommandExecutionException(reply));
