@@ -34,6 +34,7 @@ class WarmUpTest {
         settings.put("coupon.ratelimit.member-per-second", "5");
         settings.put("coupon.ratelimit.address-per-second", "5"); // the warm-up's coupon is not limited by address
         settings.put("coupon.warmup.requests", "300");
+        settings.put("coupon.warmup.at-most", "2m"); // all of it, however busy the machine
         ApiApplication.DEFAULTS.forEach((key, value) -> settings.put(key, String.valueOf(value)));
         String[] arguments = settings.entrySet().stream()
                 .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())

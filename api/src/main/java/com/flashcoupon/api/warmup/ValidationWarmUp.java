@@ -1,4 +1,4 @@
-package com.flashcoupon.api.config;
+package com.flashcoupon.api.warmup;
 
 import jakarta.validation.Validator;
 import jakarta.validation.constraints.Positive;
