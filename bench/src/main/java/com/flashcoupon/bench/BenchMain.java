@@ -101,6 +101,9 @@ public final class BenchMain {
         long workerPid = pid("worker");
         Map<String, String> apiEnv = environment(apiPid);
         b.workerEnv = environment(workerPid);
+        b.apiPid = apiPid;
+        b.memberPerSecond = rate(apiEnv, env, "COUPON_RATELIMIT_MEMBER_PER_SECOND", 5);
+        b.addressPerSecond = rate(apiEnv, env, "COUPON_RATELIMIT_ADDRESS_PER_SECOND", 100);
         describe(env, apiEnv, b.workerEnv);
 
         long mint = System.nanoTime();
@@ -112,11 +115,27 @@ public final class BenchMain {
         b.info("minted %,d member tokens in %.1f s", b.tokens.length, BenchRun.since(mint));
 
         try (LoadRunner control = new LoadRunner(s.api(), 4, s.timeout());
-                RawRedis redis = new RawRedis(s.redisUrl(), s.script())) {
+                RawRedis redis = new RawRedis(s.redisUrl(), s.script(), b.memberPerSecond, b.addressPerSecond)) {
             b.control = control;
             b.redis = redis;
             b.admin = new CouponAdmin(control, JsonMapper.builder().build(), operator);
-            r.setting("redis", s.redisUrl() + ", " + redis.persistence());
+            String persistence = redis.persistence();
+            r.setting(
+                    "redis",
+                    s.redisUrl() + ", " + persistence
+                            + (env.containsKey("BENCH_REDIS_STARTED")
+                                    ? " (started by bin/bench for this run: " + env.get("BENCH_REDIS_STARTED") + ")"
+                                    : ""));
+            if (!persistence.contains("appendonly yes, appendfsync always")) {
+                r.notes.add("Redis ran with " + persistence + ", not the production setting (appendonly yes,"
+                        + " appendfsync always): admissions cost Redis less here than in production");
+            }
+            String apiRedis = apiEnv == null ? null : apiEnv.get("COUPON_REDIS_URL");
+            if (apiRedis != null && !sameRedis(apiRedis, s.redisUrl())) {
+                r.notes.add("the api uses " + apiRedis + " but this run measured the raw script and the reference on "
+                        + s.redisUrl());
+            }
+            b.redisPid = local(s.redisUrl()) ? redis.processId() : -1;
             String load = loadAverage();
             r.setting("load average at the start (1, 5, 15 min)", load);
             double load1 = load.isEmpty() ? 0 : Double.parseDouble(load.split(" ")[0]);
@@ -135,6 +154,7 @@ public final class BenchMain {
                     b.startNanos);
             b.memory.start();
             PHASES.stream().filter(step -> step.wanted(s)).forEach(this::run);
+            b.memory.quiet(false);
             b.memory.close();
             for (MemorySampler.App app : b.memory.apps()) {
                 r.memory.add(b.memory.peak(app.name(), "whole run", 0, b.now()));
@@ -154,6 +174,7 @@ public final class BenchMain {
     }
 
     private void run(Step phase) {
+        b.memory.quiet(phase.phase().quiet());
         try {
             phase.phase().run(b);
         } catch (InterruptedException e) {
@@ -224,8 +245,13 @@ public final class BenchMain {
                 Fmt.count(s.saturationRequests()) + " requests at " + s.saturationConcurrency() + " connections");
         r.setting(
                 "open model",
-                Fmt.count(s.openRate()) + "/s for " + s.openDuration().toSeconds() + " s, up to " + s.openConnections()
-                        + " connections");
+                (s.openRate() > 0
+                                ? Fmt.count(s.openRate()) + "/s"
+                                : Math.round(s.openShare() * 100) + "% of the saturation phase's admissions/s")
+                        + " for " + s.openDuration().toSeconds() + " s, up to " + s.openConnections() + " connections");
+        r.setting(
+                "rate limits (api, reference server and raw script alike)",
+                "member " + b.memberPerSecond + "/s, address " + b.addressPerSecond + "/s (0: off)");
         r.setting(
                 "overload",
                 (s.overloadRate() > 0
@@ -255,6 +281,31 @@ public final class BenchMain {
             b.r.notes.add("no pid for " + app + " in " + s.runDir() + ": its RSS is not sampled");
             return -1;
         }
+    }
+
+    /** A rate limit of the api: from its environment, else this one's, else the api's default. */
+    private static int rate(Map<String, String> apiEnv, Map<String, String> env, String key, int apiDefault) {
+        String value = apiEnv != null && apiEnv.containsKey(key) ? apiEnv.get(key) : env.get(key);
+        try {
+            return value == null ? apiDefault : Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            return apiDefault;
+        }
+    }
+
+    /** Whether two Redis URLs name the same server and database (ignoring a trailing slash). */
+    static boolean sameRedis(String a, String b) {
+        return a.replaceAll("/+$", "").equals(b.replaceAll("/+$", ""));
+    }
+
+    /** Whether a Redis URL's host is this machine, so that its process can be read in /proc. */
+    static boolean local(String redisUrl) {
+        String host = java.net.URI.create(redisUrl).getHost();
+        return host == null
+                || host.equals("127.0.0.1")
+                || host.equals("localhost")
+                || host.equals("::1")
+                || host.equals("[::1]");
     }
 
     /** The COUPON_* environment a process was started with (from /proc), or null when it cannot be read. */

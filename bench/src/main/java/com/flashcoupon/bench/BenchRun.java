@@ -34,6 +34,14 @@ final class BenchRun {
     RawRedis redis;
     MemorySampler memory;
     Map<String, String> workerEnv;
+    /** The api's process (from bin/up's pid file) and Redis' (from INFO, when it runs here); -1 when unknown. */
+    long apiPid = -1;
+
+    long redisPid = -1;
+    /** The api's rate limits, from its environment (the api's defaults when unset): the reference charges the same. */
+    int memberPerSecond;
+
+    int addressPerSecond;
 
     BenchRun(BenchSettings settings, PrintStream log) {
         this.s = settings;

@@ -38,6 +38,7 @@ record BenchSettings(
         int saturationRequests,
         int loadgenRequests,
         int openRate,
+        double openShare,
         Duration openDuration,
         int openConnections,
         Duration overloadDuration,
@@ -84,7 +85,12 @@ record BenchSettings(
                     "saturation-requests", null, "saturation: requests, distinct members (200000; quick 30000)"),
             new Flags.Option(
                     "loadgen-requests", null, "the client's own ceiling: requests per target (200000; quick 30000)"),
-            new Flags.Option("open-rate", null, "open model: offered admissions per second (10000)"),
+            new Flags.Option(
+                    "open-rate",
+                    null,
+                    "open model: offered admissions per second (0: --open-share of saturation's admissions/s)"),
+            new Flags.Option(
+                    "open-share", null, "open model: offered rate as a share of saturation's admissions/s (0.7)"),
             new Flags.Option("open-duration", null, "open model: length (60s; quick 10s)"),
             new Flags.Option("open-connections", null, "open model: connections at most (1000)"),
             new Flags.Option("overload-duration", null, "overload: length (60s; quick 10s)"),
@@ -156,7 +162,8 @@ record BenchSettings(
                 f.integer("saturation-concurrency", 256, 1, 20_000),
                 f.integer("saturation-requests", quick ? 30_000 : 200_000, 1, 10_000_000),
                 f.integer("loadgen-requests", quick ? 30_000 : 200_000, 1, 10_000_000),
-                f.integer("open-rate", 10_000, 1, 1_000_000),
+                f.integer("open-rate", 0, 0, 1_000_000),
+                f.decimal("open-share", 0.7, 0.01, 10),
                 f.duration("open-duration", Duration.ofSeconds(quick ? 10 : 60)),
                 f.integer("open-connections", 1000, 1, 20_000),
                 f.duration("overload-duration", Duration.ofSeconds(quick ? 10 : 60)),
@@ -184,7 +191,7 @@ record BenchSettings(
     int tokenPool() {
         int pool = members;
         pool = Math.max(pool, saturationRequests);
-        if (phases.contains("open")) {
+        if (phases.contains("open") && openRate > 0) {
             pool = Math.max(pool, openTotal());
         }
         if (phases.contains("growth")) {

@@ -26,6 +26,11 @@ final class Fmt {
         return String.format(Locale.ROOT, "%,.0f ms", millis);
     }
 
+    /** CPU time per unit of work: "131 µs", or "n/a" when it could not be measured (negative). */
+    static String micros(double micros) {
+        return micros < 0 ? "n/a" : String.format(Locale.ROOT, "%,.0f µs", micros);
+    }
+
     static String seconds(double seconds) {
         return String.format(Locale.ROOT, "%.1f s", seconds);
     }

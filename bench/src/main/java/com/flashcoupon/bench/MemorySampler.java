@@ -18,7 +18,8 @@ import java.util.function.ToLongFunction;
  * Samples the apps once a second from the kernel, which costs them nothing: resident set size and its high-water
  * mark from {@code /proc/<pid>/status} (VmRSS, VmHWM), CPU time from {@code /proc/<pid>/stat} (utime + stime). Heap
  * used comes from {@code /actuator/prometheus} (the sum of {@code jvm_memory_used_bytes} over the heap's pools), only
- * every {@value #HEAP_EVERY} seconds: a scrape is work for the app being measured.
+ * every {@value #HEAP_EVERY} seconds and never while a measured phase runs ({@link #quiet}): a scrape is work for the
+ * app being measured.
  */
 final class MemorySampler implements AutoCloseable {
 
@@ -41,12 +42,19 @@ final class MemorySampler implements AutoCloseable {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Thread thread;
     private volatile boolean running = true;
+    /** While set, no heap scrape: a measured phase runs, and only the kernel's counters are read. */
+    private volatile boolean quiet;
 
     MemorySampler(List<App> apps, long startNanos) {
         this.apps = apps;
         this.startNanos = startNanos;
         apps.forEach(app -> series.put(app.name(), new CopyOnWriteArrayList<>()));
         this.thread = Thread.ofPlatform().daemon().name("memory-sampler").unstarted(this::loop);
+    }
+
+    /** Leaves the apps alone (no HTTP scrape) while {@code quiet}; /proc is still read, which costs them nothing. */
+    void quiet(boolean quiet) {
+        this.quiet = quiet;
     }
 
     void start() {
@@ -57,7 +65,7 @@ final class MemorySampler implements AutoCloseable {
         for (long second = 0; running; second++) {
             long next = System.nanoTime() + 1_000_000_000L;
             for (App app : apps) {
-                series.get(app.name()).add(sample(app, second % HEAP_EVERY == 0));
+                series.get(app.name()).add(sample(app, !quiet && second % HEAP_EVERY == 0));
             }
             long wait = next - System.nanoTime();
             if (wait > 0) {

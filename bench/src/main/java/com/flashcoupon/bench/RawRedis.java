@@ -32,18 +32,28 @@ final class RawRedis implements AutoCloseable {
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> async;
     private final String sha;
+    private final String[] limitArgs;
+    private final String address;
 
-    RawRedis(String url, Path script) throws IOException {
+    /**
+     * {@code memberPerSecond} and {@code addressPerSecond}: the api's rate limits (0: off), charged by the script here
+     * as the api charges them, so that the raw runs do the api's work in Redis; the address is 127.0.0.1, the bench's.
+     */
+    RawRedis(String url, Path script, int memberPerSecond, int addressPerSecond) throws IOException {
         this.client = RedisClient.create(url);
         this.connection = client.connect();
         this.async = connection.async();
         this.sha = connection.sync().scriptLoad(withLimits(script));
+        this.limitArgs = new String[] {
+            Integer.toString(memberPerSecond),
+            Long.toString(ReferenceServer.burst(memberPerSecond)),
+            Integer.toString(addressPerSecond),
+            Long.toString(ReferenceServer.burst(addressPerSecond))
+        };
+        this.address = addressPerSecond > 0 ? "127.0.0.1" : "";
     }
 
-    /**
-     * The script as the api runs it: {@code limits.lua} (the rate limits' check, beside it) in front. Called here
-     * without limit keys or rates, so the limits are off, as in the bench's api runs with limits off.
-     */
+    /** The script as the api runs it: {@code limits.lua} (the rate limits' check, beside it) in front. */
     static String withLimits(Path script) throws IOException {
         Path limits = script.resolveSibling("limits.lua");
         return (Files.exists(limits) ? Files.readString(limits) : "") + Files.readString(script);
@@ -58,6 +68,31 @@ final class RawRedis implements AutoCloseable {
             CouponKeys.stats(couponId),
             CouponKeys.result(couponId)
         };
+    }
+
+    /** The script's keys for one member: the coupon's, then the member's and the address's limit keys. */
+    String[] keys(long couponId, String member) {
+        String tag = CouponKeys.tag(couponId);
+        return new String[] {
+            CouponKeys.meta(couponId),
+            CouponKeys.queue(couponId),
+            CouponKeys.seq(couponId),
+            CouponKeys.done(couponId),
+            CouponKeys.stats(couponId),
+            CouponKeys.result(couponId),
+            tag + ":rl:m:" + member,
+            tag + ":rl:a:" + address
+        };
+    }
+
+    /** The script's arguments for one member: the member, then the limits' rates and bursts. */
+    String[] args(String member) {
+        return new String[] {member, limitArgs[0], limitArgs[1], limitArgs[2], limitArgs[3]};
+    }
+
+    private io.lettuce.core.RedisFuture<List<Object>> admit(
+            RedisAsyncCommands<String, String> commands, long couponId, String member) {
+        return commands.evalsha(sha, ScriptOutputType.MULTI, keys(couponId, member), args(member));
     }
 
     void delete(long couponId) {
@@ -76,6 +111,16 @@ final class RawRedis implements AutoCloseable {
                 + config.getOrDefault("appendfsync", "?");
     }
 
+    /** The Redis server's process id (INFO server), for its CPU time from /proc when it runs here; -1 if unknown. */
+    long processId() {
+        for (String line : connection.sync().info("server").split("\r?\n")) {
+            if (line.startsWith("process_id:")) {
+                return Long.parseLong(line.substring("process_id:".length()).trim());
+            }
+        }
+        return -1;
+    }
+
     /** Redis' {@code used_memory}, or -1. */
     long usedMemory() {
         for (String line : connection.sync().info("memory").split("\r?\n")) {
@@ -86,9 +131,25 @@ final class RawRedis implements AutoCloseable {
         return -1;
     }
 
-    /** {@link #run} on a coupon of {@code stock} that exists only in Redis, open since the epoch, deleted after. */
+    /**
+     * {@link #run} on a coupon of {@code stock} that exists only in Redis, open since the epoch, deleted after:
+     * pipelined, up to {@code concurrency} scripts in flight on one connection.
+     */
     Measured runOnScratch(String label, long stock, int concurrency, int total, IntFunction<String> members)
             throws InterruptedException {
+        long scratch = scratch(stock);
+        try {
+            return run(label, scratch, concurrency, total, members);
+        } finally {
+            delete(scratch);
+        }
+    }
+
+    /**
+     * A coupon of {@code stock} that exists only in Redis (no MySQL row, no drain), open since the epoch: for the runs
+     * straight at the script and for the reference server. {@link #delete} it after.
+     */
+    long scratch(long stock) {
         long scratch = 8_000_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
         delete(scratch);
         connection
@@ -102,35 +163,86 @@ final class RawRedis implements AutoCloseable {
                                 "closed", "0",
                                 "rate", "1000",
                                 "base", "0"));
+        return scratch;
+    }
+
+    /**
+     * The script without pipelining: {@code connections} connections, each a closed loop with one script in flight
+     * (the next sent when the last is answered), as {@code connections} HTTP clients each waiting for their answer
+     * before asking again. On a coupon of {@code total} that exists only in Redis, deleted after.
+     */
+    Measured runUnpipelined(String label, int connections, int total, IntFunction<String> members)
+            throws InterruptedException {
+        long coupon = scratch(total);
+        List<StatefulRedisConnection<String, String>> opened = new java.util.ArrayList<>();
         try {
-            return run(label, scratch, concurrency, total, members);
+            for (int c = 0; c < connections; c++) {
+                opened.add(client.connect());
+            }
+            Recorder recorder = new Recorder();
+            AtomicLong next = new AtomicLong();
+            java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(connections);
+            long start = System.nanoTime();
+            for (StatefulRedisConnection<String, String> c : opened) {
+                loop(c.async(), coupon, total, members, next, recorder, finished);
+            }
+            if (!finished.await(10, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the unpipelined run did not finish within 10 minutes");
+            }
+            return recorder.result(label, connections, Duration.ofNanos(System.nanoTime() - start));
         } finally {
-            delete(scratch);
+            opened.forEach(StatefulRedisConnection::close);
+            delete(coupon);
         }
+    }
+
+    /** One connection's closed loop: sends request {@code next}, and from its answer the next one, until all are sent. */
+    private void loop(
+            RedisAsyncCommands<String, String> commands,
+            long coupon,
+            int total,
+            IntFunction<String> members,
+            AtomicLong next,
+            Recorder recorder,
+            java.util.concurrent.CountDownLatch finished) {
+        long i = next.getAndIncrement();
+        if (i >= total) {
+            finished.countDown();
+            return;
+        }
+        long sent = System.nanoTime();
+        admit(commands, coupon, members.apply((int) i)).whenComplete((reply, error) -> {
+            if (error != null) {
+                recorder.failed(error);
+            } else {
+                recorder.answered(outcome(reply), System.nanoTime() - sent);
+            }
+            loop(commands, coupon, total, members, next, recorder, finished);
+        });
+    }
+
+    static String outcome(List<Object> reply) {
+        int code = (int) (long) (Long) reply.get(0);
+        return code >= 0 && code < OUTCOMES.length ? OUTCOMES[code] : "code " + code;
     }
 
     /** Runs the script {@code total} times for {@code members.apply(i)}, at most {@code concurrency} in flight. */
     Measured run(String label, long couponId, int concurrency, int total, IntFunction<String> members)
             throws InterruptedException {
-        String[] keys = keys(couponId);
         Recorder recorder = new Recorder();
         Semaphore window = new Semaphore(concurrency);
         long start = System.nanoTime();
         for (int i = 0; i < total; i++) {
             window.acquire();
             long sent = System.nanoTime();
-            async.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, members.apply(i))
-                    .whenComplete((reply, error) -> {
-                        if (error != null) {
-                            recorder.failed(error);
-                        } else {
-                            int code = (int) (long) (Long) reply.get(0);
-                            recorder.answered(
-                                    code >= 0 && code < OUTCOMES.length ? OUTCOMES[code] : "code " + code,
-                                    System.nanoTime() - sent);
-                        }
-                        window.release();
-                    });
+            admit(async, couponId, members.apply(i)).whenComplete((reply, error) -> {
+                if (error != null) {
+                    recorder.failed(error);
+                } else {
+                    recorder.answered(outcome(reply), System.nanoTime() - sent);
+                }
+                window.release();
+            });
         }
         if (!window.tryAcquire(concurrency, 60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("Redis did not answer within 60 s");
@@ -140,18 +252,16 @@ final class RawRedis implements AutoCloseable {
 
     /** Admits members {@code prefix + i} for i in [from, to) with the script, fast; returns how many it admitted. */
     long fill(long couponId, String prefix, long from, long to, int concurrency) throws InterruptedException {
-        String[] keys = keys(couponId);
         Semaphore window = new Semaphore(concurrency);
         AtomicLong admitted = new AtomicLong();
         for (long i = from; i < to; i++) {
             window.acquire();
-            async.<List<Object>>evalsha(sha, ScriptOutputType.MULTI, keys, prefix + i)
-                    .whenComplete((reply, error) -> {
-                        if (error == null && (Long) reply.get(0) == 1L) {
-                            admitted.incrementAndGet();
-                        }
-                        window.release();
-                    });
+            admit(async, couponId, prefix + i).whenComplete((reply, error) -> {
+                if (error == null && (Long) reply.get(0) == 1L) {
+                    admitted.incrementAndGet();
+                }
+                window.release();
+            });
         }
         if (!window.tryAcquire(concurrency, 60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("Redis did not answer within 60 s");

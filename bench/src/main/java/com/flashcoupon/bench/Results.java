@@ -58,6 +58,22 @@ final class Results {
     Measured rawRedisSaturation;
     Measured crowd;
     Measured saturation;
+    /** The reference server of issue 12 (Reactor Netty, Nimbus, the same script; no Spring) at saturation's concurrency. */
+    Measured reference;
+    /** The raw script at saturation's concurrency, one script in flight per connection: no pipelining. */
+    Measured rawUnpipelined;
+    /** CPU microseconds per admission over the saturation runs, from /proc (-1: not measured). */
+    double apiCpuMicrosPerAdmission = -1;
+
+    double referenceCpuMicrosPerAdmission = -1;
+    /** Redis' own CPU per admission during the api's run and during the reference's (-1 when Redis is not local). */
+    double redisCpuMicrosPerAdmissionApi = -1;
+
+    double redisCpuMicrosPerAdmissionReference = -1;
+    String referenceJvmOptions = "";
+    /** Open model: the share of the saturation's admissions/s it offers, when its rate was measured rather than set. */
+    double openShare;
+
     OpenModel.Result open;
     int openTargetRate;
     /** The overload phase: an open model at a multiple of {@link #overloadBase}. */

@@ -124,7 +124,9 @@ class PartsTest {
         assertThat(s.crowdStock()).isEqualTo(500);
         assertThat(s.growthSizes()).containsExactly(1000, 100000);
         assertThat(s.warmup()).isEqualTo(Duration.ofSeconds(20));
-        assertThat(s.openTotal()).isEqualTo(100_000);
+        // the open model's rate is measured in the run (70% of saturation) unless --open-rate sets it
+        assertThat(s.openRate()).isZero();
+        assertThat(s.openShare()).isEqualTo(0.7);
         assertThat(s.script()).isEqualTo(Path.of("/repo/api/src/main/resources/scripts/admit.lua"));
 
         BenchSettings full = BenchSettings.from(
@@ -132,9 +134,76 @@ class PartsTest {
         assertThat(full.members()).isEqualTo(200_000);
         assertThat(full.concurrency()).isEqualTo(1000);
         assertThat(full.saturationConcurrency()).isEqualTo(256);
-        assertThat(full.openRate()).isEqualTo(10_000);
+        assertThat(full.openRate()).isZero();
         assertThat(full.growthSizes()).containsExactly(1_000, 100_000, 1_000_000);
         assertThat(full.issueCoupons()).isEqualTo(1_000_000);
-        assertThat(full.tokenPool()).isEqualTo(600_000);
+        // tokens for the open model are minted once its rate is known; the pool covers saturation and the crowd
+        assertThat(full.tokenPool()).isEqualTo(200_000);
+        BenchSettings fixed = BenchSettings.from(
+                false,
+                Flags.parse(List.of("--open-rate", "5000", "--open-duration", "200s"), BenchSettings.OPTIONS, Map.of()),
+                Map.of(),
+                Path.of("/repo"));
+        assertThat(fixed.openTotal()).isEqualTo(1_000_000);
+        assertThat(fixed.tokenPool()).isEqualTo(1_000_000);
+    }
+
+    @Test
+    void theOpenModelOffersSeventyPercentOfTheSaturationMeasuredInTheSameRun() {
+        assertThat(OpenModelPhase.rate(0, 0.7, 10_000)).isEqualTo(7_000);
+        assertThat(OpenModelPhase.rate(0, 0.7, 5_181.4)).isEqualTo(3_627);
+        assertThat(OpenModelPhase.rate(2_000, 0.7, 10_000)).isEqualTo(2_000); // --open-rate wins
+        assertThat(OpenModelPhase.rate(0, 0.7, 0)).isZero(); // no saturation measured: the phase refuses to guess
+    }
+
+    @Test
+    void cpuPerAdmissionIsTheProcessTimeOverTheAdmissions() throws Exception {
+        // 1.31 s of CPU for 10,000 admissions: 131 µs each
+        assertThat(CpuMeter.perUnit(1.31, 10_000)).isCloseTo(131.0, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(CpuMeter.perUnit(-1, 10_000)).isEqualTo(-1); // not readable
+        assertThat(CpuMeter.perUnit(1.31, 0)).isEqualTo(-1); // nothing admitted
+        assertThat(CpuMeter.seconds(-1)).isEqualTo(-1);
+        // this JVM's own time, read from /proc, grows with work
+        long self = ProcessHandle.current().pid();
+        double before = CpuMeter.seconds(self);
+        // spin for 150 ms of this thread's own CPU time, however busy the machine is
+        var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long spin = threads.getCurrentThreadCpuTime() + 150_000_000L;
+        long x = 0;
+        while (threads.getCurrentThreadCpuTime() < spin) {
+            x += Long.numberOfTrailingZeros(x + System.nanoTime());
+        }
+        assertThat(x).isNotNegative();
+        assertThat(CpuMeter.seconds(self)).isGreaterThanOrEqualTo(before + 0.1);
+        assertThat(Fmt.micros(131.4)).isEqualTo("131 µs");
+        assertThat(Fmt.micros(-1)).isEqualTo("n/a");
+    }
+
+    @Test
+    void theReferenceServerRunsWithTheApisJvmOptions() {
+        String cmdline = String.join(
+                "\0",
+                "/usr/lib/jvm/bin/java",
+                "-Xms1g",
+                "-Xmx1g",
+                "-Xmn640m",
+                "-XX:+UseParallelGC",
+                "-Dserver.port=8080",
+                "-jar",
+                "/repo/api/target/api-exec.jar",
+                "-Xfake");
+        assertThat(ReferenceProcess.jvmOptions(cmdline))
+                .containsExactly("-Xms1g", "-Xmx1g", "-Xmn640m", "-XX:+UseParallelGC");
+    }
+
+    @Test
+    void redisUrlsAreComparedAndPlaced() {
+        assertThat(BenchMain.sameRedis("redis://127.0.0.1:6391", "redis://127.0.0.1:6391/"))
+                .isTrue();
+        assertThat(BenchMain.sameRedis("redis://127.0.0.1:6379", "redis://127.0.0.1:6391"))
+                .isFalse();
+        assertThat(BenchMain.local("redis://127.0.0.1:6391")).isTrue();
+        assertThat(BenchMain.local("redis://localhost")).isTrue();
+        assertThat(BenchMain.local("redis://redis.internal:6379")).isFalse();
     }
 }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -19,16 +20,25 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.util.ReflectionTestUtils;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Two api instances and two workers against one event, each member's request landing on either instance as a load
  * balancer would send it: exactly one drainer per coupon at a time (no request published twice, though both instances
- * try every tick), one outcome per accepted member, the invariants. Then the instance that drains an event stops in
- * the middle, and the other takes the event over within two lease periods.
+ * try every tick), one outcome per accepted member, the invariants; a member answered alike by either instance (their
+ * place, the sold-out refusal, the live stream). Then the instance that drains an event stops in the middle, and the
+ * other takes the event over within two lease periods.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ScaleOutTest {
 
     private static final int DRAIN_BATCH = 50;
@@ -75,6 +85,7 @@ class ScaleOutTest {
     }
 
     @Test
+    @Order(Integer.MAX_VALUE) // it stops one of the two api instances
     void shouldHandTheEventToTheOtherInstanceWhenItsDrainerStops() {
         long couponId = stack.createCoupon("Takeover", 400, 100); // four seconds of draining
         Set<String> accepted = crowdOnBothInstances(couponId, "takeover", 400);
@@ -87,13 +98,72 @@ class ScaleOutTest {
         long stopped = System.nanoTime();
         draining.close();
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(couponId) > cursorAtStop);
+        // within two lease periods (5 s each), with some slack for a busy machine
+        await().atMost(Duration.ofSeconds(12)).until(() -> cursor(couponId) > cursorAtStop);
         System.out.printf(
                 "SCALE-OUT the other instance moved the cursor %d ms after the draining one stopped (lease 5 s)%n",
                 Duration.ofNanos(System.nanoTime() - stopped).toMillis());
         awaitSettled(couponId, accepted);
         Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
         assertThat(stack.walletCount(couponId)).isEqualTo(400);
+    }
+
+    @Test
+    void shouldAnswerAMemberAlikeOnEitherInstance() {
+        long couponId = stack.createCoupon("Either instance", 40, 200);
+        Set<String> accepted = crowdOnBothInstances(couponId, "either", 160); // sells out on both instances
+        assertThat(accepted).hasSize(40);
+        String refused = Crowd.members("either", 160).stream()
+                .filter(member -> !accepted.contains(member))
+                .findFirst()
+                .orElseThrow();
+
+        // a member admitted by one instance and a live stream on each: both streams end with the member's wallet
+        String watched = accepted.iterator().next();
+        List<Map<String, Object>> first = watch(stack.apiUrl(), couponId, watched);
+        List<Map<String, Object>> second = watch(Stack.urlOf(secondApi), couponId, watched);
+
+        // both instances know the coupon sold out (cheap refusals); the admitted still get their place on either
+        for (String url : List.of(stack.apiUrl(), Stack.urlOf(secondApi))) {
+            for (String member : accepted) {
+                assertThat(admit(url, couponId, member))
+                        .as(member + " at " + url)
+                        .isEqualTo(200);
+            }
+            assertThat(admit(url, couponId, refused)).as(refused + " at " + url).isEqualTo(409);
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> isIssued(first) && isIssued(second));
+        assertThat(first.getLast().get("walletCouponId"))
+                .isEqualTo(second.getLast().get("walletCouponId"));
+    }
+
+    private static int admit(String url, long couponId, String member) {
+        return WebClient.create(url)
+                .post()
+                .uri("/api/v1/coupons/{id}/issue-requests", couponId)
+                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                .exchangeToMono(response ->
+                        response.releaseBody().thenReturn(response.statusCode().value()))
+                .block(Duration.ofSeconds(10));
+    }
+
+    /** The member's live status stream on one instance: its status events, as they come. */
+    private static List<Map<String, Object>> watch(String url, long couponId, String member) {
+        List<Map<String, Object>> statuses = new CopyOnWriteArrayList<>();
+        WebClient.create(url)
+                .get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
+                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
+                .filter(event -> "status".equals(event.event()))
+                .subscribe(event -> statuses.add(event.data()));
+        return statuses;
+    }
+
+    private static boolean isIssued(List<Map<String, Object>> statuses) {
+        return !statuses.isEmpty() && "ISSUED".equals(statuses.getLast().get("status"));
     }
 
     /** Half the members ask the first instance, half the second, at the same time; returns the members told 202. */

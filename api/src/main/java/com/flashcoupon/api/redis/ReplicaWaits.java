@@ -3,6 +3,7 @@ package com.flashcoupon.api.redis;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.micrometer.core.instrument.Counter;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -14,8 +15,14 @@ import java.util.concurrent.CompletionStage;
  */
 final class ReplicaWaits {
 
+    private final Counter sent;
     private CompletableFuture<Long> next;
     private boolean waiting;
+
+    /** {@code sent} counts the {@code WAIT}s sent: against the admissions, how many each one covered. */
+    ReplicaWaits(Counter sent) {
+        this.sent = sent;
+    }
 
     /** The number of replicas that acknowledged a {@code WAIT} sent after this call. */
     synchronized CompletionStage<Long> join(
@@ -35,6 +42,7 @@ final class ReplicaWaits {
         CompletableFuture<Long> batch = next;
         next = null;
         waiting = true;
+        sent.increment();
         CompletionStage<Long> sent = connection instanceof StatefulRedisClusterConnection<String, String> cluster
                 ? cluster.async().waitForReplication(replicas, timeoutMs)
                 : ((StatefulRedisConnection<String, String>) connection)

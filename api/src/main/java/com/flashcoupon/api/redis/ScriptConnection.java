@@ -12,6 +12,8 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.StringCodec;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.internal.ThreadExecutorMap;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -59,8 +61,14 @@ public class ScriptConnection implements SmartLifecycle {
     private volatile boolean running;
     private final AtomicBoolean connecting = new AtomicBoolean();
 
-    public ScriptConnection(LettuceConnectionFactory factory) {
+    private final Counter waitsSent;
+
+    public ScriptConnection(LettuceConnectionFactory factory, MeterRegistry meters) {
         this.factory = factory;
+        this.waitsSent = Counter.builder("coupon.redis.replica.waits")
+                .description("Redis WAITs sent for admissions (coupon.redis.min-replicas); each covers every admission"
+                        + " written before it on its connection")
+                .register(meters);
     }
 
     /** One script: its text and its SHA-1, sent by {@code EVALSHA} and loaded when Redis does not know it. */
@@ -148,7 +156,7 @@ public class ScriptConnection implements SmartLifecycle {
                         primary.getUri().getHost(), primary.getUri().getPort());
             }
             StatefulConnection<String, String> on = target;
-            ReplicaWaits queue = waits.computeIfAbsent(node, n -> new ReplicaWaits());
+            ReplicaWaits queue = waits.computeIfAbsent(node, n -> new ReplicaWaits(waitsSent));
             return onCaller(queue.join(on, replicas, timeoutMs));
         });
     }

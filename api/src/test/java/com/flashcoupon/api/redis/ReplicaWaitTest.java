@@ -9,6 +9,7 @@ import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.db.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -48,7 +49,7 @@ class ReplicaWaitTest {
     }
 
     /** What one run saw: the statuses of the member asked while replication stalled, and who survived the failover. */
-    private record Run(int stalledStatus, boolean firstKept, boolean stalledKept, int stalledAgain) {}
+    private record Run(int stalledStatus, boolean firstKept, boolean stalledKept, int stalledAgain, double waits) {}
 
     @Test
     void shouldAnswer202OnlyForAdmissionsTheReplicaHasSoThatAFailoverLosesNoPromise() throws Exception {
@@ -71,6 +72,7 @@ class ReplicaWaitTest {
         Run run = failover(0);
 
         assertThat(run.stalledStatus()).as("answered at once by the primary").isEqualTo(202);
+        assertThat(run.waits()).isZero();
         assertThat(run.stalledKept())
                 .as("a member answered 202 is gone after the failover: what the replica wait prevents")
                 .isFalse();
@@ -105,7 +107,11 @@ class ReplicaWaitTest {
                 boolean firstKept = connection.sync().zscore(CouponKeys.queue(coupon), "first") != null;
                 boolean stalledKept = connection.sync().zscore(CouponKeys.queue(coupon), "stalled") != null;
                 int again = admitWhenBack(http, coupon, "stalled");
-                return new Run(stalled, firstKept, stalledKept, again);
+                double waits = api.getBean(MeterRegistry.class)
+                        .get("coupon.redis.replica.waits")
+                        .counter()
+                        .count();
+                return new Run(stalled, firstKept, stalledKept, again, waits);
             }
         }
     }
