@@ -12,7 +12,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * deletes it. Used by bin/up after it started the local broker; run with the source launcher on the kafka-local
  * classpath:
  *
- * <pre>java -cp "$(cat .run/kafka/classpath.txt)" bin/lib/KafkaCheck.java 127.0.0.1:9092</pre>
+ * <pre>java -cp "$(cat .run/kafka/classpath.txt)" bin/lib/KafkaCheck.java 127.0.0.1:9092 [REPLICAS]</pre>
+ *
+ * REPLICAS (default 1) is the test topic's replication factor: bin/up --cluster asks for 3, so the check fails until
+ * all three brokers of its quorum serve.
  *
  * Exit status 0 and one line on stdout when it works; a stack trace and status 1 when it does not.
  */
@@ -22,6 +25,7 @@ public class KafkaCheck {
 
     public static void main(String[] args) throws Exception {
         String bootstrap = args.length > 0 ? args[0] : "127.0.0.1:9092";
+        short replicas = args.length > 1 ? Short.parseShort(args[1]) : 1;
         Map<String, Object> config = Map.of(
                 AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
@@ -31,7 +35,7 @@ public class KafkaCheck {
             String clusterId = cluster.clusterId().get(30, TimeUnit.SECONDS);
             int brokers = cluster.nodes().get(30, TimeUnit.SECONDS).size();
             try {
-                admin.createTopics(List.of(new NewTopic(TOPIC, 1, (short) 1)))
+                admin.createTopics(List.of(new NewTopic(TOPIC, 1, replicas)))
                         .all()
                         .get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
@@ -51,8 +55,9 @@ public class KafkaCheck {
             }
             admin.deleteTopics(List.of(TOPIC)).all().get(30, TimeUnit.SECONDS);
             System.out.printf(
-                    "Kafka works: cluster %s, %d broker(s), created and deleted topic %s (leader: broker %d)%n",
-                    clusterId, brokers, TOPIC, leader.id());
+                    "Kafka works: cluster %s, %d broker(s), created and deleted topic %s (%d replica(s), leader: broker"
+                            + " %d)%n",
+                    clusterId, brokers, TOPIC, replicas, leader.id());
         }
     }
 }

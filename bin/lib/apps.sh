@@ -1,13 +1,18 @@
 # shellcheck shell=bash
 # The two Spring Boot apps of bin/up: build when stale, start in the background, wait for /actuator/health UP.
-# Needs common.sh, env.sh and bin/lib/jdk.sh (JAVA_HOME) sourced.
+# Needs common.sh, env.sh and bin/lib/jdk.sh (JAVA_HOME) sourced. An app is named `api` or `worker` (the single
+# stack), or `cluster-api-N` / `cluster-worker-N` (the Nth instance of bin/up --cluster, on the Nth port of
+# FC_CLUSTER_API_PORTS / FC_CLUSTER_WORKER_PORTS; pid and log in .run/cluster/).
 #
 # Settings beyond env.sh (rarely needed):
 #   FC_API_JAVA_OPTS     JVM options of the api    (default: -Xms1g -Xmx1g -Xmn640m -XX:+UseParallelGC: a large
 #                        young generation, since a crowd allocates fast and keeps little; bin/bench measured
 #                        12% more admissions per second than with -Xmx512m and the default young generation)
 #   FC_WORKER_JAVA_OPTS  JVM options of the worker (default: -Xms128m -Xmx384m -XX:+UseParallelGC)
-#   FC_APP_START_TIMEOUT seconds to wait for both apps to report UP (default 180)
+#   FC_CLUSTER_API_JAVA_OPTS, FC_CLUSTER_WORKER_JAVA_OPTS  the same for the cluster's instances (default:
+#                        -Xms256m -Xmx384m -XX:+UseParallelGC: four JVMs, three brokers and six Redis share the
+#                        machine)
+#   FC_APP_START_TIMEOUT seconds to wait for the apps to report UP (default 180)
 #   SPRING_PROFILES_ACTIVE  the apps' Spring profiles (default: local)
 
 # The project's version, read from the root pom (the <version> right after <artifactId>flash-coupon</artifactId>).
@@ -15,10 +20,20 @@ fc_project_version() {
   sed -n '/<artifactId>flash-coupon<\/artifactId>/{n;s/.*<version>\(.*\)<\/version>.*/\1/p;q;}' "$FC_ROOT/pom.xml"
 }
 
-# fc_app NAME: sets FC_APP_MODULE, FC_APP_JAR, FC_APP_PORT, FC_APP_OPTS, FC_APP_PID, FC_APP_LOG for api or worker.
+# fc_nth N WORDS: the Nth (from 1) of the space-separated WORDS.
+fc_nth() {
+  local words
+  read -r -a words <<<"$2"
+  printf '%s\n' "${words[$1 - 1]:-}"
+}
+
+# fc_app NAME: sets FC_APP_MODULE, FC_APP_JAR, FC_APP_PORT, FC_APP_OPTS, FC_APP_PID, FC_APP_LOG for NAME (api,
+# worker, cluster-api-N, cluster-worker-N).
 fc_app() {
   local version
   version=$(fc_project_version)
+  FC_APP_PID="$FC_RUN/$1.pid"
+  FC_APP_LOG="$FC_LOGS/$1.log"
   case $1 in
     api)
       FC_APP_MODULE=api
@@ -30,12 +45,28 @@ fc_app() {
       FC_APP_PORT=$COUPON_WORKER_PORT
       FC_APP_OPTS=${FC_WORKER_JAVA_OPTS:--Xms128m -Xmx384m -XX:+UseParallelGC}
       ;;
+    cluster-api-[1-9])
+      FC_APP_MODULE=api
+      FC_APP_PORT=$(fc_nth "${1##*-}" "$FC_CLUSTER_API_PORTS")
+      FC_APP_OPTS=${FC_CLUSTER_API_JAVA_OPTS:--Xms256m -Xmx384m -XX:+UseParallelGC}
+      ;;
+    cluster-worker-[1-9])
+      FC_APP_MODULE=issuer-worker
+      FC_APP_PORT=$(fc_nth "${1##*-}" "$FC_CLUSTER_WORKER_PORTS")
+      FC_APP_OPTS=${FC_CLUSTER_WORKER_JAVA_OPTS:--Xms256m -Xmx384m -XX:+UseParallelGC}
+      ;;
     *) fc_die "unknown app: $1" ;;
   esac
+  if [[ $1 == cluster-* ]]; then
+    [[ -n $FC_APP_PORT ]] || fc_die "$1: no port for it in FC_CLUSTER_API_PORTS / FC_CLUSTER_WORKER_PORTS"
+    FC_APP_PID="$FC_RUN/cluster/${1#cluster-}.pid"
+    FC_APP_LOG="$FC_RUN/cluster/logs/${1#cluster-}.log"
+  fi
   FC_APP_JAR="$FC_ROOT/$FC_APP_MODULE/target/$FC_APP_MODULE-$version-exec.jar"
-  FC_APP_PID="$FC_RUN/$1.pid"
-  FC_APP_LOG="$FC_LOGS/$1.log"
 }
+
+# A path as the messages show it: relative to the repository.
+fc_app_rel() { printf '%s\n' "${1#"$FC_ROOT"/}"; }
 
 # True when the app's jar is missing or older than a source or pom it is built from (its module, contract, db).
 fc_app_stale() {
@@ -55,11 +86,14 @@ fc_app_running() {
 }
 
 # Builds both jars once when one is missing or stale, but never under a running app (a jar rewritten under a running
-# JVM can break it): then it only warns, and bin/down && bin/up rebuilds and restarts.
+# JVM can break it): then it only warns, and bin/down && bin/up rebuilds and restarts. Every app that runs from these
+# jars counts, the single stack's and the cluster's.
 fc_build_apps_if_stale() {
   local stale=() running=() app
   for app in api worker; do
     fc_app_stale "$app" && stale+=("$app")
+  done
+  for app in api worker cluster-api-1 cluster-api-2 cluster-worker-1 cluster-worker-2; do
     fc_app_running "$app" && running+=("$app")
   done
   if ((${#stale[@]} == 0)); then
@@ -94,20 +128,23 @@ fc_start_app() {
   fi
   [[ -f $FC_APP_JAR ]] || fc_die "$name: no jar at ${FC_APP_JAR#"$FC_ROOT"/}"
   if fc_port_open 127.0.0.1 "$FC_APP_PORT"; then
+    local kind=${FC_APP_MODULE#issuer-} setting
+    setting="COUPON_${kind^^}_PORT=<port> bin/up"
+    [[ $name == cluster-* ]] && setting="FC_CLUSTER_${kind^^}_PORTS='<port> <port>' bin/up --cluster"
     fc_die "$name: port $FC_APP_PORT is taken by another program (not started by bin/up)." \
-      "Stop it, or choose another port: COUPON_${name^^}_PORT=<port> bin/up"
+      "Stop it, or choose another port: $setting"
   fi
   local opts
   read -r -a opts <<<"$FC_APP_OPTS"
-  mkdir -p "$FC_LOGS"
+  mkdir -p "$(dirname "$FC_APP_LOG")" "$(dirname "$FC_APP_PID")"
   [[ -f $FC_APP_LOG ]] && mv -f "$FC_APP_LOG" "$FC_APP_LOG.1"
-  fc_info "$name: starting ${FC_APP_JAR#"$FC_ROOT"/} on port $FC_APP_PORT (log .run/logs/$name.log)"
+  fc_info "$name: starting ${FC_APP_JAR#"$FC_ROOT"/} on port $FC_APP_PORT (log $(fc_app_rel "$FC_APP_LOG"))"
   # The apps read their settings from the COUPON_* variables exported by env.sh; the port is also given to Spring
   # directly, so it holds whatever the app's own defaults say. The worker joins its consumer group as a static member
   # named after this machine and its port (unique while it runs, the same after a restart): a restarted worker gets its
   # partitions back at once instead of after the session timeout.
   local instance=()
-  [[ $name == worker ]] &&
+  [[ $FC_APP_MODULE == issuer-worker ]] &&
     instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-${HOSTNAME:-local}-$FC_APP_PORT}")
   (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
     env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" \
@@ -126,7 +163,7 @@ fc_wait_apps() {
         fc_note "$name is UP"
       elif ! fc_pid_of "$FC_APP_PID" "$(basename "$FC_APP_JAR")" >/dev/null; then
         fc_tail "$FC_APP_LOG" 60
-        fc_die "$name exited before it was healthy (log: .run/logs/$name.log)"
+        fc_die "$name exited before it was healthy (log: $(fc_app_rel "$FC_APP_LOG"))"
       else
         still+=("$name")
       fi

@@ -42,3 +42,45 @@ export COUPON_JWT_SECRET COUPON_DB_URL COUPON_DB_USER COUPON_DB_PASSWORD COUPON_
 : "${COUPON_API_URL:=http://127.0.0.1:${COUPON_API_PORT}}"
 : "${COUPON_WORKER_URL:=http://127.0.0.1:${COUPON_WORKER_PORT}}"
 export COUPON_API_URL COUPON_WORKER_URL
+
+# ---------------------------------------------------------------------------------------------------------------- cluster
+# The one-machine cluster of `bin/up --cluster` (bin/lib/cluster.sh). Its ports differ from the single stack's, so both
+# can run side by side; each default keeps a value already set.
+#
+#   FC_CLUSTER_REDIS_PORTS       six Redis nodes, cluster mode: three masters and a replica each (cluster bus: port
+#                                + 10000, Redis' rule, so 17101-17106 must be free too)
+#   FC_CLUSTER_KAFKA_PORTS       three KRaft nodes, each broker and controller (the brokers' listeners)
+#   FC_CLUSTER_KAFKA_CONTROLLER_PORTS  their controller listeners, in the same order
+#   FC_CLUSTER_API_PORTS         two api instances
+#   FC_CLUSTER_WORKER_PORTS      two issuer-workers
+#   FC_CLUSTER_LB_PORT           HAProxy in front of the apis: the cluster's one address for members and operators
+#   FC_CLUSTER_DB_URL            a database of its own on the same MySQL/MariaDB, so that the single stack's jobs
+#                                (settling, retiring, restoring events) never see the cluster's events, nor the reverse
+: "${FC_CLUSTER_REDIS_PORTS:=7101 7102 7103 7104 7105 7106}"
+: "${FC_CLUSTER_KAFKA_PORTS:=19092 19093 19094}"
+: "${FC_CLUSTER_KAFKA_CONTROLLER_PORTS:=19095 19096 19097}"
+: "${FC_CLUSTER_API_PORTS:=8181 8182}"
+: "${FC_CLUSTER_WORKER_PORTS:=8191 8192}"
+: "${FC_CLUSTER_LB_PORT:=8180}"
+FC_CLUSTER_DEFAULT_DB_URL='jdbc:mysql://127.0.0.1:3306/coupon_cluster'
+: "${FC_CLUSTER_DB_URL:=$FC_CLUSTER_DEFAULT_DB_URL}"
+
+# fc_cluster_env: points the COUPON_* settings at the cluster (bin/up --cluster, bin/demo --cluster). The apps and
+# loadgen then read them as they read the single stack's; the instance's own port is given per app (apps.sh).
+fc_cluster_env() {
+  local p nodes='' bootstrap=''
+  for p in $FC_CLUSTER_REDIS_PORTS; do nodes+="${nodes:+,}127.0.0.1:$p"; done
+  for p in $FC_CLUSTER_KAFKA_PORTS; do bootstrap+="${bootstrap:+,}127.0.0.1:$p"; done
+  COUPON_REDIS_CLUSTER_NODES=$nodes
+  COUPON_KAFKA_BOOTSTRAP=$bootstrap
+  COUPON_DB_URL=$FC_CLUSTER_DB_URL
+  # Topics with three replicas (min.insync.replicas 2): a broker may die without losing an acknowledged record.
+  COUPON_KAFKA_REPLICATION_FACTOR=3
+  # A 202 only once a replica has the admission too (Redis WAIT): a master may die without losing a promise.
+  : "${COUPON_REDIS_MIN_REPLICAS:=1}"
+  # HAProxy forwards the member's address in X-Forwarded-For; the apis believe it only from the balancer.
+  : "${COUPON_TRUSTED_PROXIES:=127.0.0.1}"
+  COUPON_API_URL="http://127.0.0.1:$FC_CLUSTER_LB_PORT"
+  export COUPON_REDIS_CLUSTER_NODES COUPON_KAFKA_BOOTSTRAP COUPON_DB_URL COUPON_KAFKA_REPLICATION_FACTOR \
+    COUPON_REDIS_MIN_REPLICAS COUPON_TRUSTED_PROXIES COUPON_API_URL
+}

@@ -251,10 +251,12 @@ fc_db_user_ok() {
 }
 
 # Creates the database `coupon` (utf8mb4, utf8mb4_bin) and the user coupon/coupon on localhost and 127.0.0.1 with
-# every privilege on *.* (the tests create and drop databases coupon_test_*). Only for the default settings.
+# every privilege on *.* (the tests create and drop databases coupon_test_*). Only for the default settings (bin/up
+# --cluster: `coupon_cluster`, its own database on the same server).
 fc_provision_db() {
   fc_db_parse
-  if [[ $COUPON_DB_URL != "$FC_DEFAULT_DB_URL" || $COUPON_DB_USER != "$FC_DEFAULT_DB_USER" ]]; then
+  if [[ ($COUPON_DB_URL != "$FC_DEFAULT_DB_URL" && $COUPON_DB_URL != "$FC_CLUSTER_DEFAULT_DB_URL") ||
+    $COUPON_DB_USER != "$FC_DEFAULT_DB_USER" ]]; then
     fc_info "Database: COUPON_DB_URL/COUPON_DB_USER are set to your own values: not creating a database or a user"
     fc_note "$COUPON_DB_USER needs to reach $COUPON_DB_URL and to create and drop databases coupon_test_* (tests)."
     return 0
