@@ -52,6 +52,9 @@ fc_cluster_redis_pidfile() { printf '%s/redis-%s.pid\n' "$FC_CLUSTER_RUN" "$1"; 
 # Starts the node on PORT unless it runs. Each node is started from deploy/redis.conf, so AOF with appendfsync
 # always, as the single stack's Redis: the six nodes share this machine's disk and power, so a replica is no copy
 # against the machine's crash; only the fsync before the answer is (docs/operations.md, "A cluster on one machine").
+# A primary without a replica refuses writes (min-replicas-to-write 1): after a failover, until the old primary is back
+# as a replica, admissions are answered 503 with nothing written, rather than written on a lone copy and answered 503
+# with an unknown outcome by the replica wait (COUPON_REDIS_MIN_REPLICAS).
 fc_cluster_redis_start() {
   local port=$1 pidfile server dir
   pidfile=$(fc_cluster_redis_pidfile "$port")
@@ -66,7 +69,8 @@ fc_cluster_redis_start() {
   mkdir -p "$dir" "$FC_CLUSTER_LOGS"
   "$server" "$FC_REDIS_CONF" --port "$port" --bind 127.0.0.1 --dir "$dir" --daemonize yes --pidfile "$pidfile" \
     --logfile "$FC_CLUSTER_LOGS/redis-$port.log" --cluster-enabled yes --cluster-config-file nodes.conf \
-    --cluster-node-timeout "${FC_CLUSTER_REDIS_NODE_TIMEOUT:-5000}" || {
+    --cluster-node-timeout "${FC_CLUSTER_REDIS_NODE_TIMEOUT:-5000}" \
+    --min-replicas-to-write 1 --min-replicas-max-lag 10 || {
     fc_tail "$FC_CLUSTER_LOGS/redis-$port.log"
     fc_die "redis-server on port $port did not start (log: .run/cluster/logs/redis-$port.log)"
   }

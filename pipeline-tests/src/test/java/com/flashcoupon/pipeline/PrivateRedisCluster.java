@@ -291,7 +291,12 @@ final class PrivateRedisCluster implements AutoCloseable {
                         "--cluster-port",
                         Integer.toString(busPorts.get(port)),
                         "--cluster-node-timeout",
-                        Integer.toString(NODE_TIMEOUT_MILLIS)))
+                        Integer.toString(NODE_TIMEOUT_MILLIS),
+                        // as bin/up --cluster: a primary without a replica refuses writes (NOREPLICAS, a 503)
+                        "--min-replicas-to-write",
+                        "1",
+                        "--min-replicas-max-lag",
+                        "10"))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(
                         nodeDir.resolve("redis.log").toFile()))

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -43,6 +45,8 @@ class ScaleOutTest {
 
     private static final int DRAIN_BATCH = 50;
 
+    private static final ExecutorService CROWDS = Executors.newCachedThreadPool();
+
     private static Stack stack;
     private static ConfigurableApplicationContext secondApi;
     private static ConfigurableApplicationContext secondWorker;
@@ -67,6 +71,7 @@ class ScaleOutTest {
         if (stack != null) {
             stack.close();
         }
+        CROWDS.shutdownNow();
     }
 
     @Test
@@ -169,10 +174,11 @@ class ScaleOutTest {
     /** Half the members ask the first instance, half the second, at the same time; returns the members told 202. */
     private static Set<String> crowdOnBothInstances(long couponId, String prefix, int size) {
         List<String> members = Crowd.members(prefix, size);
+        // threads of their own: the common pool has a single thread on two cores, which would ask one after the other
         var first = CompletableFuture.supplyAsync(
-                () -> Crowd.ask(stack.apiUrl(), couponId, members.subList(0, size / 2), 0, 32));
+                () -> Crowd.ask(stack.apiUrl(), couponId, members.subList(0, size / 2), 0, 32), CROWDS);
         var second = CompletableFuture.supplyAsync(
-                () -> Crowd.ask(Stack.urlOf(secondApi), couponId, members.subList(size / 2, size), 0, 32));
+                () -> Crowd.ask(Stack.urlOf(secondApi), couponId, members.subList(size / 2, size), 0, 32), CROWDS);
         List<Crowd.Answer> answers =
                 Stream.of(first.join(), second.join()).flatMap(List::stream).toList();
         assertThat(Crowd.countByStatus(answers).keySet()).isSubsetOf(202, 409);
