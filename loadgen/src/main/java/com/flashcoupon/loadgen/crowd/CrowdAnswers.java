@@ -21,6 +21,7 @@ final class CrowdAnswers implements ResponseClassifier {
     private final AtomicIntegerArray accepted;
     private final AtomicIntegerArray askedBefore;
     private final AtomicIntegerArray unanswered;
+    private final AtomicIntegerArray unavailable;
     private final AtomicLongArray position;
     private final AtomicReference<Instant> firstAccepted = new AtomicReference<>();
     private final AtomicReference<String> firstUnexpected = new AtomicReference<>();
@@ -31,6 +32,7 @@ final class CrowdAnswers implements ResponseClassifier {
         this.accepted = new AtomicIntegerArray(plan.members());
         this.askedBefore = new AtomicIntegerArray(plan.members());
         this.unanswered = new AtomicIntegerArray(plan.members());
+        this.unavailable = new AtomicIntegerArray(plan.members());
         this.position = new AtomicLongArray(plan.members());
         for (int m = 0; m < plan.members(); m++) {
             position.set(m, NO_POSITION);
@@ -39,7 +41,11 @@ final class CrowdAnswers implements ResponseClassifier {
 
     @Override
     public String classify(int index, int status, String body) {
-        int member = plan.memberAt(index);
+        return classifyMember(plan.memberAt(index), status, body);
+    }
+
+    /** The answer to one of the member's requests, whichever round it was sent in. */
+    String classifyMember(int member, int status, String body) {
         return switch (status) {
             case 202 -> {
                 if (firstAccepted.get() == null) {
@@ -62,7 +68,10 @@ final class CrowdAnswers implements ResponseClassifier {
                 };
             }
             case 429 -> Outcome.RATE_LIMITED.label;
-            case 503 -> Outcome.UNAVAILABLE.label;
+            case 503 -> {
+                unavailable.incrementAndGet(member);
+                yield Outcome.UNAVAILABLE.label;
+            }
             default -> unexpected(status, body, "HTTP " + status);
         };
     }
@@ -102,6 +111,11 @@ final class CrowdAnswers implements ResponseClassifier {
     /** Whether the api told this member they hold a place: 202, or 200 ("asked before", same position). */
     boolean holdsPlace(int member) {
         return accepted.get(member) > 0 || askedBefore.get(member) > 0;
+    }
+
+    /** Answered 503 at least once and told of no place: the contract tells such a member to ask again. */
+    boolean toldUnavailable(int member) {
+        return unavailable.get(member) > 0 && !holdsPlace(member);
     }
 
     boolean unanswered(int member) {

@@ -22,6 +22,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.IntStream;
 import tools.jackson.databind.json.JsonMapper;
@@ -105,10 +106,15 @@ public final class CrowdCommand {
                     answers,
                     new ProgressPrinter(settings.progress(), err, "crowd    "));
 
+            String askedAgain = askAgainAfter503(http, issuePath, answers, tokens, plan.members());
+
             IssuanceWait.Result waited = new IssuanceWait(() -> admin.stats(couponId), settings.progress(), err)
                     .await(settings.issuanceTimeout());
 
             List<String> notes = new ArrayList<>();
+            if (askedAgain != null) {
+                notes.add(askedAgain);
+            }
             if (answers.firstUnexpected() != null) {
                 notes.add("first unexpected answer: " + answers.firstUnexpected());
             }
@@ -252,5 +258,62 @@ public final class CrowdCommand {
         if (min <= max) {
             notes.add(String.format(Locale.ROOT, "positions answered with 202: %,d … %,d", min, max));
         }
+    }
+
+    /**
+     * Members answered 503 and told of no place ask again, as the contract tells them to ("not confirmed": an
+     * admission whose Redis reply was lost, or that did not reach a replica in time, may stand), once a second for up
+     * to ten rounds, until each hears 200 or 202 (they hold a place), or 409 (they do not). What they hear counts as
+     * the api's answer to them for the invariants. Null when nobody was answered 503.
+     */
+    private static String askAgainAfter503(
+            LoadRunner http, String issuePath, CrowdAnswers answers, String[] tokens, int members) {
+        List<Integer> waiting = new ArrayList<>();
+        for (int m = 0; m < members; m++) {
+            if (answers.toldUnavailable(m)) {
+                waiting.add(m);
+            }
+        }
+        if (waiting.isEmpty()) {
+            return null;
+        }
+        int asked = waiting.size();
+        Set<Integer> decided = ConcurrentHashMap.newKeySet();
+        for (int round = 0; round < 10 && !waiting.isEmpty(); round++) {
+            try {
+                Thread.sleep(1_000); // Retry-After
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            List<Integer> now = List.copyOf(waiting);
+            http.run(
+                    now.size(),
+                    i -> HttpCall.post(issuePath, tokens[now.get(i)]),
+                    (i, status, body) -> {
+                        if (status != 503) {
+                            decided.add(now.get(i));
+                        }
+                        return answers.classifyMember(now.get(i), status, body);
+                    },
+                    ProgressListener.NONE);
+            waiting.removeIf(decided::contains);
+        }
+        long placed = 0;
+        for (int m = 0; m < members; m++) {
+            if (answers.toldUnavailable(m) || !decided.contains(m)) {
+                continue;
+            }
+            if (answers.holdsPlace(m)) {
+                placed++;
+            }
+        }
+        return String.format(
+                Locale.ROOT,
+                "%,d members answered 503 asked again: %,d hold a place (200 or 202), %,d were refused, %,d still 503",
+                asked,
+                placed,
+                asked - placed - waiting.size(),
+                waiting.size());
     }
 }

@@ -75,4 +75,17 @@ class CrowdAnswersTest {
         assertThat(answers.unanswered(0)).isTrue();
         assertThat(answers.unanswered(1)).isFalse();
     }
+
+    @Test
+    void shouldKeepAMemberAnswered503AsOneToAskAgainUntilTheyHearTheirPlace() {
+        answers.classify(indexOf(2), 503, "{\"code\":\"UNAVAILABLE\"}");
+        assertThat(answers.toldUnavailable(2)).isTrue();
+        assertThat(answers.holdsPlace(2)).isFalse();
+
+        // asked again: "asked before", so the first request had been admitted after all
+        assertThat(answers.classifyMember(2, 200, "{}")).isEqualTo("200");
+
+        assertThat(answers.toldUnavailable(2)).isFalse();
+        assertThat(answers.holdsPlace(2)).isTrue();
+    }
 }
