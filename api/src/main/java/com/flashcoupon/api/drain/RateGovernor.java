@@ -50,8 +50,9 @@ final class RateGovernor {
         State state = states.computeIfAbsent(couponId, id -> new State(configuredRate));
         double before = state.rate;
         String reasonBefore = state.reason;
-        if (state.rate > configuredRate) {
-            state.rate = configuredRate; // the operator lowered the rate
+        if (state.rate > configuredRate || state.reason.isEmpty()) {
+            // the operator's rate holds unless a cut is in force: lowered, or raised with nothing to recover from
+            state.rate = configuredRate;
         }
         String breach = breach(signals, state.rate);
         if (breach != null) {

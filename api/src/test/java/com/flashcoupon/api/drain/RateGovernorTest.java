@@ -78,6 +78,10 @@ class RateGovernorTest {
         assertThat(governor.decide(1, 200, CALM, SECOND).rate()).isEqualTo(200);
         assertThat(governor.decide(1, 80, CALM, 2 * SECOND).rate()).isEqualTo(80);
 
+        assertThat(governor.decide(1, 300, CALM, 3 * SECOND).rate())
+                .as("raised by the operator with no cut in force: at once")
+                .isEqualTo(300);
+
         governor.resume(2, 30, "WRITE_LATENCY: earlier");
         RateGovernor.Decision resumed = governor.decide(2, 200, CALM, SECOND);
         assertThat(resumed.rate()).isEqualTo(30);
