@@ -215,7 +215,7 @@ class Drainer {
             long inFlight = Math.max(0, base + cursor - done);
             governor.resume(couponId, effective, reason);
             RateGovernor.Decision decision = governor.decide(
-                    couponId, configured, new RateGovernor.Signals(writeMillis, inFlight), System.nanoTime());
+                    couponId, configured, new RateGovernor.Signals(writeMillis, inFlight, done), System.nanoTime());
             if (decision.changed() || storedRate.isEmpty() != (decision.rate() >= configured)) {
                 storeRate(couponId, decision, configured);
             }

@@ -24,7 +24,12 @@ final class RateGovernor {
     }
 
     /** What the worker and the pipeline look like for one coupon now. */
-    record Signals(long writeMillis, long inFlight) {}
+    record Signals(long writeMillis, long inFlight, long done) {
+
+        Signals(long writeMillis, long inFlight) {
+            this(writeMillis, inFlight, -1);
+        }
+    }
 
     /** The effective rate and, while it is below the configured one, why. */
     record Decision(double rate, String reason, boolean changed) {}
@@ -54,7 +59,11 @@ final class RateGovernor {
             // the operator's rate holds unless a cut is in force: lowered, or raised with nothing to recover from
             state.rate = configuredRate;
         }
-        String breach = breach(signals, state.rate);
+        if (signals.done() != state.lastDone || signals.inFlight() == 0) {
+            state.lastDone = signals.done();
+            state.lastProgressNanos = nowNanos;
+        }
+        String breach = breach(signals, state.rate, nowNanos - state.lastProgressNanos);
         if (breach != null) {
             state.lastBreachNanos = nowNanos;
             if (nowNanos - state.lastCutNanos >= settings.cutEvery().toNanos() || state.lastCutNanos == 0) {
@@ -78,7 +87,7 @@ final class RateGovernor {
     }
 
     /** The bound passed, in words for the operator, or null. */
-    private String breach(Signals signals, double rate) {
+    private String breach(Signals signals, double rate, long stalledNanos) {
         long maxWriteMillis = settings.maxWriteLatency().toMillis();
         if (signals.writeMillis() > maxWriteMillis) {
             return "WRITE_LATENCY: the worker's MySQL writes take " + signals.writeMillis() + " ms (bound "
@@ -92,6 +101,17 @@ final class RateGovernor {
                     "CONSUMER_LAG: %d published requests without an outcome, %.1f s at the effective rate (bound %.1f s)",
                     signals.inFlight(),
                     lagSeconds,
+                    maxLagSeconds);
+        }
+        // a worker whose transactions fail (and are retried) reports no latency at all: no outcome for as long as the
+        // backlog bound, with requests in flight, is lag too
+        long maxLagNanos = settings.maxLag().toNanos();
+        if (signals.done() >= 0 && signals.inFlight() > 0 && stalledNanos > maxLagNanos) {
+            return String.format(
+                    Locale.ROOT,
+                    "CONSUMER_LAG: no outcome for %.1f s with %d published requests in flight (bound %.1f s)",
+                    stalledNanos / 1e9,
+                    signals.inFlight(),
                     maxLagSeconds);
         }
         return null;
@@ -112,6 +132,8 @@ final class RateGovernor {
         long lastCutNanos;
         long lastStepNanos;
         long lastBreachNanos;
+        long lastDone = -1;
+        long lastProgressNanos;
 
         State(double rate) {
             this.rate = rate;

@@ -56,6 +56,20 @@ class RateGovernorTest {
     }
 
     @Test
+    void shouldCutWhenNothingGetsAnOutcomeForLongerThanTheBoundWhileRequestsAreInFlight() {
+        // the worker's transactions fail and are retried: no latency reported, a small backlog, no progress
+        for (long t = 0; t <= 3; t++) {
+            assertThat(governor.decide(1, 200, new RateGovernor.Signals(0, 50, 120), t * SECOND)
+                            .rate())
+                    .isEqualTo(200);
+        }
+        RateGovernor.Decision stalled = governor.decide(1, 200, new RateGovernor.Signals(0, 50, 120), 4 * SECOND);
+
+        assertThat(stalled.rate()).isEqualTo(100);
+        assertThat(stalled.reason()).startsWith("CONSUMER_LAG: no outcome for 4.0 s");
+    }
+
+    @Test
     void shouldRaiseStepByStepAfterRecoveryAndNeverAboveTheConfiguredRate() {
         governor.decide(1, 200, new RateGovernor.Signals(400, 0), SECOND);
         governor.decide(1, 200, new RateGovernor.Signals(400, 0), 3 * SECOND); // 50
