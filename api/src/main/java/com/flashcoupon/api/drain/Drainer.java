@@ -158,7 +158,14 @@ class Drainer {
     void drain(long couponId) {
         boolean first = true;
         double rate = 0;
+        long started = System.nanoTime();
         while (true) {
+            // Back to the tick after one tick's time: a batch that takes time (Kafka's ack, MySQL's mark) refills the
+            // pacer while it runs, so the loop could otherwise go on for as long as there is a backlog, and neither
+            // the other coupons nor this one's effective rate (decided once per call) would get their turn.
+            if (!first && System.nanoTime() - started >= settings.tick().toNanos()) {
+                return;
+            }
             List<?> claim = redis.execute(
                     CLAIM,
                     List.of(
@@ -225,6 +232,19 @@ class Drainer {
             governor.forget(couponId);
         }
         registerRateMeters(couponId);
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "coupon {}: owned {}, cursor {}, queued {}, base {}, done {}, rate {}, effective {} ({})",
+                    couponId,
+                    owned,
+                    cursor,
+                    queued,
+                    base,
+                    done,
+                    configured,
+                    effective,
+                    reason);
+        }
         pace.observe(couponId, done, base + cursor, base + queued, configured, effective, reason, System.nanoTime());
         return Math.min(effective, configured);
     }
