@@ -3,8 +3,11 @@
 -- KEYS[2] = {cpn:ID}:done   (counter of members with a result)
 -- KEYS[3] = {cpn:ID}:retired (set for a while when the event was retired: a replayed record then writes nothing,
 --           so it cannot bring keys of a retired event back; MySQL answers for it)
--- KEYS[4] = {cpn:ID}:meta, KEYS[5] = {cpn:ID}:queue, KEYS[6] = {cpn:ID}:cursor
--- ARGV    = member1, value1, sequence1, member2, value2, sequence2, ...
+-- KEYS[4] = {cpn:ID}:meta, KEYS[5] = {cpn:ID}:queue, KEYS[6] = {cpn:ID}:cursor, KEYS[7] = {cpn:ID}:stats
+-- ARGV    = write ms ('' for none), now (epoch ms), member1, value1, sequence1, member2, value2, sequence2, ...
+-- The write time (the MySQL transaction of these decisions) goes, smoothed, to the stats hash's writeMs, with
+-- writeAt = now: the api's drainer cuts the coupon's effective rate when it passes a bound. Only while the meta
+-- exists, so a missing or retired event gets no key back.
 -- A member already in the hash keeps its first value and is not counted again, so replays never double-count.
 -- A member missing from the queue was published before Redis lost its data and restored it from MySQL: it goes back
 -- into the queue with its sequence, so that asking again answers "asked before" instead of admitting it twice. It was
@@ -19,8 +22,14 @@ if redis.call('EXISTS', KEYS[3]) == 1 then
   return 0
 end
 local mirrored = redis.call('EXISTS', KEYS[4]) == 1
+if mirrored and ARGV[1] ~= '' then
+  local written = tonumber(ARGV[1])
+  local last = tonumber(redis.call('HGET', KEYS[7], 'writeMs') or ARGV[1])
+  -- a weighted average: one slow transaction is not a slow database, three in a row are
+  redis.call('HSET', KEYS[7], 'writeMs', math.floor(0.6 * last + 0.4 * written + 0.5), 'writeAt', ARGV[2])
+end
 local added = 0
-for i = 1, #ARGV, 3 do
+for i = 3, #ARGV, 3 do
   local member = ARGV[i]
   local seq = ARGV[i + 2]
   local first = redis.call('HSETNX', KEYS[1], member, ARGV[i + 1]) == 1

@@ -204,9 +204,30 @@ function render(event) {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
   });
   $('#rate-now').textContent = number.format(event.issueRatePerSecond);
+  renderPace(event.pace);
   const retiredEvent = event.lifecycle === 'RETIRED';
   $('#close').disabled = event.status === 'CLOSED' || retiredEvent;
   $('#rate-form').querySelectorAll('input, button').forEach((el) => { el.disabled = retiredEvent; });
+}
+
+/**
+ * The rate the drainer really uses (below the operator's while the database cannot keep up, with the reason), the one
+ * waiting estimates assume, and how far off the estimates given at admission turned out (measured by the api instance
+ * that answered).
+ */
+function renderPace(pace) {
+  $('#pace').hidden = !pace;
+  if (!pace) return;
+  const rate = (v) => number.format(Math.round(v * 10) / 10);
+  $('#pace-effective').textContent = rate(pace.effectiveRatePerSecond);
+  $('#pace-configured').textContent = rate(pace.configuredRatePerSecond);
+  $('#pace-reason').textContent = pace.rateCutReason ? ` (cut: ${pace.rateCutReason})` : '';
+  $('#pace-assumed').textContent = rate(pace.assumedRatePerSecond);
+  const err = pace.estimateError;
+  const pct = (v) => `${Math.round(v * 1000) / 10}%`;
+  $('#pace-error').textContent = err && err.samples > 0
+    ? `p50 ${pct(err.p50)}, p90 ${pct(err.p90)} over the last ${number.format(err.samples)} admissions.`
+    : 'not measured yet (no admission of this instance has had its turn).';
 }
 
 /**

@@ -23,6 +23,7 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket server;
     private volatile boolean holdingReplies;
+    private volatile long replyDelayMillis;
 
     public TcpProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -55,6 +56,14 @@ public final class TcpProxy implements AutoCloseable {
      */
     public void holdReplies() {
         holdingReplies = true;
+    }
+
+    /**
+     * Delays every reply the server sends by this much from now on (zero: none): a slow database, each statement's
+     * round trip that much longer, as with a saturated disk or a distant primary.
+     */
+    public void delayReplies(java.time.Duration delay) {
+        replyDelayMillis = delay.toMillis();
     }
 
     /** Forwards the replies held back, and every later one, again. */
@@ -117,6 +126,10 @@ public final class TcpProxy implements AutoCloseable {
             for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
                 while (replies && holdingReplies) {
                     Thread.sleep(5);
+                }
+                long delay = replies ? replyDelayMillis : 0;
+                if (delay > 0) {
+                    Thread.sleep(delay);
                 }
                 out.write(buffer, 0, read);
                 out.flush();

@@ -76,6 +76,8 @@ final class FaultStack implements AutoCloseable {
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);
         apiSettings.put("coupon.drain.tick", "100ms");
+        apiSettings.put(
+                "logging.level.com.flashcoupon.api.drain.Drainer", System.getProperty("faults.drain-log", "INFO"));
         api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
 
         workerPort = freePort();

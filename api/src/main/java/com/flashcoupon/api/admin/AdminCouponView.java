@@ -1,6 +1,7 @@
 package com.flashcoupon.api.admin;
 
 import com.flashcoupon.api.coupon.CouponState;
+import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.db.Coupon;
 import java.time.Instant;
 
@@ -24,7 +25,24 @@ record AdminCouponView(
         Stats stats,
         Lifecycle lifecycle,
         Instant settledAt,
-        Instant retiredAt) {
+        Instant retiredAt,
+        Pace pace) {
+
+    /**
+     * The rates behind the issuance and the waiting estimates (docs/http-api.md): the operator's, the drainer's
+     * effective rate (below it while the database cannot keep up, with the reason), the rate measured from the
+     * outcomes, the one estimates assume now, and the estimate's measured error on the instance that answers.
+     */
+    record Pace(
+            int configuredRatePerSecond,
+            double effectiveRatePerSecond,
+            String rateCutReason,
+            double measuredRatePerSecond,
+            double assumedRatePerSecond,
+            EstimateError estimateError) {}
+
+    /** |estimated - actual| / actual of the estimates given at admission, for waits of 2 s or more. */
+    record EstimateError(int samples, Double p50, Double p90) {}
 
     /** docs/architecture.md, "An event's life". */
     enum Lifecycle {
@@ -54,6 +72,10 @@ record AdminCouponView(
 
     /** MySQL counts what was written (issued, failed, ...), Redis what was admitted and published. */
     static AdminCouponView of(Coupon coupon, CouponState state) {
+        return of(coupon, state, IssuePace.Snapshot.NONE);
+    }
+
+    static AdminCouponView of(Coupon coupon, CouponState state, IssuePace.Snapshot seen) {
         var stats = new Stats(
                 state.admitted(),
                 state.rejectedSoldOut(),
@@ -79,7 +101,21 @@ record AdminCouponView(
                 stats,
                 lifecycle(coupon, state),
                 coupon.settledAt(),
-                coupon.retiredAt());
+                coupon.retiredAt(),
+                pace(coupon, seen));
+    }
+
+    /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */
+    private static Pace pace(Coupon coupon, IssuePace.Snapshot seen) {
+        int configured = coupon.issueRatePerSecond();
+        boolean known = seen.configuredRate() > 0;
+        return new Pace(
+                configured,
+                known ? Math.min(configured, seen.effectiveRate()) : configured,
+                known && !seen.cutReason().isEmpty() ? seen.cutReason() : null,
+                known ? seen.measuredRate() : 0,
+                known ? seen.assumedRate() : configured,
+                new EstimateError(seen.errorSamples(), seen.errorP50(), seen.errorP90()));
     }
 
     static Lifecycle lifecycle(Coupon coupon, CouponState state) {

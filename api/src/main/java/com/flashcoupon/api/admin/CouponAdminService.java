@@ -5,6 +5,7 @@ import static com.flashcoupon.api.web.RequestIdFilter.logging;
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
@@ -33,9 +34,16 @@ class CouponAdminService {
     private final CouponStates states;
     private final BlockingIo blocking;
     private final Clock clock;
+    private final IssuePace pace;
 
     CouponAdminService(
-            CouponRepository coupons, CouponMirror mirror, CouponStates states, BlockingIo blocking, Clock clock) {
+            CouponRepository coupons,
+            CouponMirror mirror,
+            CouponStates states,
+            BlockingIo blocking,
+            Clock clock,
+            IssuePace pace) {
+        this.pace = pace;
         this.coupons = coupons;
         this.mirror = mirror;
         this.states = states;
@@ -60,11 +68,13 @@ class CouponAdminService {
     Flux<AdminCouponView> list() {
         return blocking.call(() -> coupons.findRecent(LIST_LIMIT))
                 .flatMapMany(Flux::fromIterable)
-                .concatMap(coupon -> states.load(coupon.id()).map(state -> AdminCouponView.of(coupon, state)));
+                .concatMap(coupon -> states.load(coupon.id())
+                        .map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
     }
 
     Mono<AdminCouponView> get(long id) {
-        return find(id).flatMap(coupon -> states.load(id).map(state -> AdminCouponView.of(coupon, state)));
+        return find(id).flatMap(coupon ->
+                states.load(id).map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
     }
 
     Mono<AdminCouponView> patch(long id, PatchCouponRequest request) {
@@ -103,8 +113,9 @@ class CouponAdminService {
     }
 
     private Mono<AdminCouponView> remirror(long id) {
-        return find(id).flatMap(coupon ->
-                mirror.mirror(coupon).then(states.load(id)).map(state -> AdminCouponView.of(coupon, state)));
+        return find(id).flatMap(coupon -> mirror.mirror(coupon)
+                .then(states.load(id))
+                .map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
     }
 
     /** The coupon, unless it is retired: a retired event's settings no longer change (409 RETIRED). */

@@ -6,6 +6,7 @@ import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
@@ -53,6 +54,7 @@ class AdmissionService {
     private final BackendWatch backends;
     private final RetiredCoupons retired;
     private final Clock clock;
+    private final IssuePace pace;
     private final Map<Admission.Outcome, Counter> outcomes = new EnumMap<>(Admission.Outcome.class);
     private final Counter localRefusals;
     private final Timer latency;
@@ -67,7 +69,9 @@ class AdmissionService {
             BackendWatch backends,
             RetiredCoupons retired,
             Clock clock,
+            IssuePace pace,
             MeterRegistry meters) {
+        this.pace = pace;
         this.backends = backends;
         this.retired = retired;
         this.clock = clock;
@@ -191,16 +195,17 @@ class AdmissionService {
 
     private Mono<Answer> answer(long couponId, String memberId, Admission admission) {
         return switch (admission.outcome()) {
-            case ADMITTED ->
-                Mono.just(new Answer(
-                        true,
-                        IssueStatus.waiting(
-                                couponId, memberId, admission.sequence(), admission.done(), admission.rate())));
+            case ADMITTED -> {
+                IssueStatus status =
+                        pace.waiting(couponId, memberId, admission.sequence(), admission.done(), admission.rate());
+                pace.estimated(couponId, admission.sequence(), status.estimatedWaitSeconds(), System.nanoTime());
+                yield Mono.just(new Answer(true, status));
+            }
             case ALREADY_ASKED ->
                 Mono.just(new Answer(
                         false,
                         admission.result().isEmpty()
-                                ? IssueStatus.waiting(
+                                ? pace.waiting(
                                         couponId, memberId, admission.sequence(), admission.done(), admission.rate())
                                 : StatusService.fromResult(couponId, memberId, admission.result())));
             case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));

@@ -72,7 +72,30 @@ public record ApiProperties(
     public record Drain(
             @DefaultValue("200ms") Duration tick,
             @DefaultValue("1000") @Min(1) @Max(100_000) int maxBatch,
-            @DefaultValue("5s") Duration leaseTtl) {}
+            @DefaultValue("5s") Duration leaseTtl,
+            @DefaultValue Adaptive adaptive) {}
+
+    /**
+     * The adaptive issue rate (docs/operations.md, "A rate that follows the database"): the drainer cuts a coupon's
+     * effective rate by {@code cutFactor} when the worker's write latency for it or its in-flight backlog passes a
+     * bound, at most once per {@code cutEvery}; after {@code recoverAfter} without a breach it raises the rate by
+     * {@code stepFraction} of the operator's rate each {@code stepEvery}, never above it.
+     *
+     * @param enabled false: the drainer always uses the operator's rate
+     * @param maxWriteLatency the worker's smoothed MySQL transaction time for the coupon above which the rate is cut
+     * @param maxLag published requests without an outcome, in seconds of the effective rate, above which it is cut
+     * @param minRate the lowest effective rate, per second
+     */
+    public record Adaptive(
+            @DefaultValue("true") boolean enabled,
+            @DefaultValue("250ms") Duration maxWriteLatency,
+            @DefaultValue("3s") Duration maxLag,
+            @DefaultValue("0.5") double cutFactor,
+            @DefaultValue("2s") Duration cutEvery,
+            @DefaultValue("2s") Duration recoverAfter,
+            @DefaultValue("0.1") double stepFraction,
+            @DefaultValue("1s") Duration stepEvery,
+            @DefaultValue("1") @Min(1) int minRate) {}
 
     /**
      * Limits on the member endpoints ({@code /api/**}), shared by every api instance through Redis. Each allows a burst

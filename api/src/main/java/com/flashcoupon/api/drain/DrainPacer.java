@@ -20,7 +20,7 @@ final class DrainPacer {
     }
 
     /** Tokens available now for this coupon, at most {@code pending}. Call {@link #spend} for what was published. */
-    long available(long couponId, int ratePerSecond, long pending, long nowNanos) {
+    long available(long couponId, double ratePerSecond, long pending, long nowNanos) {
         Bucket bucket = buckets.computeIfAbsent(couponId, id -> new Bucket(nowNanos, capacity(ratePerSecond)));
         double capacity = capacity(ratePerSecond);
         long elapsed = Math.max(0, nowNanos - bucket.lastNanos);
@@ -42,7 +42,7 @@ final class DrainPacer {
     }
 
     /** One tick's worth, and at least one record so that a rate below one per tick still drains. */
-    private double capacity(int ratePerSecond) {
+    private double capacity(double ratePerSecond) {
         return Math.max(1.0, ratePerSecond * (tickNanos / 1e9));
     }
 

@@ -1,21 +1,27 @@
 package com.flashcoupon.api.drain;
 
 import static com.flashcoupon.api.redis.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.health.OutageLog;
+import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -49,6 +55,15 @@ class Drainer {
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
 
+    /** Sets fields of the coupon's meta hash only while it exists, so a retirement meanwhile is not undone. */
+    private static final RedisScript<Long> SET_RATE = RedisScript.of(
+            "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end "
+                    + "redis.call('HSET', KEYS[1], 'effRate', ARGV[1], 'effReason', ARGV[2]) return 1",
+            Long.class);
+
+    /** A worker write latency older than this says nothing about MySQL now (nothing was written for the coupon). */
+    static final long FRESH_WRITE_MS = 5_000;
+
     private static final RedisScript<Long> RENEW =
             RedisScript.of(LuaScripts.text("scripts/drain_renew.lua"), Long.class);
 
@@ -65,6 +80,10 @@ class Drainer {
     private final String owner;
     private final Counter published;
     private final OutageLog outage;
+    private final RateGovernor governor;
+    private final IssuePace pace;
+    private final MeterRegistry meters;
+    private final Map<Long, List<Meter>> rateMeters = new HashMap<>();
 
     /** The last list of events MySQL gave, drained while MySQL cannot answer. */
     private volatile List<Long> events = List.of();
@@ -76,7 +95,11 @@ class Drainer {
             ApiProperties properties,
             ObjectProvider<PublishHook> hooks,
             Clock clock,
+            IssuePace pace,
             MeterRegistry meters) {
+        this.pace = pace;
+        this.meters = meters;
+        this.governor = new RateGovernor(properties.drain().adaptive());
         this.redis = redis;
         this.kafka = kafka;
         this.coupons = coupons;
@@ -111,6 +134,9 @@ class Drainer {
             log.debug("the list of events to drain could not be read from MySQL; using the last one: {}", e.toString());
         }
         pacer.retainOnly(ids);
+        governor.retainOnly(ids);
+        pace.retainOnly(ids);
+        retainRateMeters(ids);
         boolean allDrained = true;
         for (long couponId : ids) {
             try {
@@ -130,22 +156,40 @@ class Drainer {
      * loop ends within {@code rate x tick / maxBatch + 1} batches.
      */
     void drain(long couponId) {
+        boolean first = true;
+        double rate = 0;
+        long started = System.nanoTime();
         while (true) {
+            // Back to the tick after one tick's time: a batch that takes time (Kafka's ack, MySQL's mark) refills the
+            // pacer while it runs, so the loop could otherwise go on for as long as there is a backlog, and neither
+            // the other coupons nor this one's effective rate (decided once per call) would get their turn.
+            if (!first && System.nanoTime() - started >= settings.tick().toNanos()) {
+                return;
+            }
             List<?> claim = redis.execute(
                     CLAIM,
                     List.of(
                             CouponKeys.lease(couponId),
                             CouponKeys.meta(couponId),
                             CouponKeys.queue(couponId),
-                            CouponKeys.cursor(couponId)),
+                            CouponKeys.cursor(couponId),
+                            CouponKeys.done(couponId),
+                            CouponKeys.stats(couponId)),
                     owner,
                     Long.toString(settings.leaseTtl().toMillis()));
-            if (claim == null || number(claim, 0) == 0) {
+            if (claim == null) {
+                return;
+            }
+            boolean owned = number(claim, 0) == 1;
+            if (first) {
+                rate = pace(couponId, claim, owned);
+                first = false;
+            }
+            if (!owned) {
                 return;
             }
             long cursor = number(claim, 1);
             long queued = number(claim, 2);
-            int rate = (int) number(claim, 3);
             long allowed = pacer.available(couponId, rate, queued - cursor, System.nanoTime());
             int count = (int) Math.min(allowed, settings.maxBatch());
             if (count <= 0) {
@@ -154,6 +198,117 @@ class Drainer {
             publishBatch(couponId, cursor, count, number(claim, 4), queued);
             pacer.spend(couponId, count);
         }
+    }
+
+    /**
+     * Once per tick and coupon, on every instance: the effective rate (decided here when this instance drains the
+     * coupon, read from Redis otherwise), fed with the coupon's progress to the waiting estimates.
+     */
+    private double pace(long couponId, List<?> claim, boolean owned) {
+        int configured = (int) number(claim, 3);
+        if (configured <= 0) {
+            return 0; // not in Redis
+        }
+        long cursor = number(claim, 1);
+        long queued = number(claim, 2);
+        long base = number(claim, 4);
+        long done = number(claim, 5);
+        String storedRate = text(claim, 6);
+        double effective = storedRate.isEmpty() ? configured : Double.parseDouble(storedRate);
+        String reason = text(claim, 7);
+        if (owned) {
+            String writeMs = text(claim, 8);
+            long writeMillis = writeMs.isEmpty() || number(claim, 9) > FRESH_WRITE_MS ? 0 : Long.parseLong(writeMs);
+            long inFlight = Math.max(0, base + cursor - done);
+            governor.resume(couponId, effective, reason);
+            RateGovernor.Decision decision = governor.decide(
+                    couponId, configured, new RateGovernor.Signals(writeMillis, inFlight, done), System.nanoTime());
+            if (decision.changed() || storedRate.isEmpty() != (decision.rate() >= configured)) {
+                storeRate(couponId, decision, configured);
+            }
+            effective = decision.rate();
+            reason = decision.reason();
+        } else {
+            governor.forget(couponId);
+        }
+        registerRateMeters(couponId);
+        if (log.isDebugEnabled()) {
+            log.debug(
+                    "coupon {}: owned {}, cursor {}, queued {}, base {}, done {}, rate {}, effective {} ({})",
+                    couponId,
+                    owned,
+                    cursor,
+                    queued,
+                    base,
+                    done,
+                    configured,
+                    effective,
+                    reason);
+        }
+        pace.observe(couponId, done, base + cursor, base + queued, configured, effective, reason, System.nanoTime());
+        return Math.min(effective, configured);
+    }
+
+    /** Leaves the effective rate in Redis for the other instances' estimates and for whoever drains next. */
+    private void storeRate(long couponId, RateGovernor.Decision decision, int configured) {
+        boolean cut = decision.rate() < configured;
+        redis.execute(
+                SET_RATE,
+                List.of(CouponKeys.meta(couponId)),
+                cut ? Double.toString(Math.round(decision.rate() * 100) / 100.0) : "",
+                decision.reason());
+        if (decision.changed() && cut && !decision.reason().isEmpty()) {
+            String kind =
+                    decision.reason().substring(0, Math.max(0, decision.reason().indexOf(':')));
+            log.warn(
+                    "coupon {}: effective issue rate {} /s (configured {}): {}",
+                    couponId,
+                    Math.round(decision.rate() * 10) / 10.0,
+                    configured,
+                    decision.reason());
+            meters.counter("coupon.drain.rate.cuts", "coupon", Long.toString(couponId), "reason", kind)
+                    .increment();
+        }
+    }
+
+    /** The coupon's configured and effective rates as gauges, while it is drained. */
+    private void registerRateMeters(long couponId) {
+        rateMeters.computeIfAbsent(couponId, id -> {
+            String tag = Long.toString(id);
+            return List.of(
+                    Gauge.builder(
+                                    "coupon.drain.rate.effective",
+                                    pace,
+                                    p -> p.snapshot(id).effectiveRate())
+                            .description("The drainer's effective issue rate per second (follows the database)")
+                            .tag("coupon", tag)
+                            .register(meters),
+                    Gauge.builder(
+                                    "coupon.drain.rate.configured",
+                                    pace,
+                                    p -> p.snapshot(id).configuredRate())
+                            .description("The operator's issue rate per second")
+                            .tag("coupon", tag)
+                            .register(meters),
+                    Gauge.builder(
+                                    "coupon.drain.rate.measured",
+                                    pace,
+                                    p -> p.snapshot(id).measuredRate())
+                            .description("Issues per second as the api measures them (while there is a backlog)")
+                            .tag("coupon", tag)
+                            .register(meters));
+        });
+    }
+
+    private void retainRateMeters(List<Long> ids) {
+        Set<Long> live = Set.copyOf(ids);
+        rateMeters.entrySet().removeIf(entry -> {
+            if (live.contains(entry.getKey())) {
+                return false;
+            }
+            entry.getValue().forEach(meters::remove);
+            return true;
+        });
     }
 
     private void publishBatch(long couponId, long cursor, int count, long base, long queued) {

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
  * The status resource of one member's request (docs/http-api.md): {@code position} counts the admitted requests of the coupon
- * not yet issued that are ahead of this one, plus one; {@code failureReason} appears only when FAILED.
+ * not yet issued that are ahead of this one, plus one; {@code failureReason} appears only when FAILED. While WAITING,
+ * {@code assumedRatePerSecond} says which rate the estimate assumed and {@code estimatedWaitRange} how far it may be
+ * off (the wait at the fastest and the slowest rate the api deems likely); both are absent otherwise.
  */
 public record IssueStatus(
         long couponId,
@@ -13,7 +15,9 @@ public record IssueStatus(
         Long position,
         Long estimatedWaitSeconds,
         Long walletCouponId,
-        @JsonInclude(JsonInclude.Include.NON_NULL) String failureReason) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) String failureReason,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Double assumedRatePerSecond,
+        @JsonInclude(JsonInclude.Include.NON_NULL) WaitRange estimatedWaitRange) {
 
     public enum State {
         WAITING,
@@ -21,22 +25,40 @@ public record IssueStatus(
         FAILED
     }
 
+    /** The wait at the fastest and at the slowest likely rate, in whole seconds rounded up. */
+    public record WaitRange(long fromSeconds, long toSeconds) {}
+
     /**
-     * A waiting request. Issuance follows admission order, so the requests ahead and not yet done are about
-     * {@code sequence - done - 1}.
+     * A waiting request, estimated from the configured rate alone. Issuance follows admission order, so the requests
+     * ahead and not yet done are about {@code sequence - done - 1}.
      */
     public static IssueStatus waiting(long couponId, String memberId, long sequence, long done, int rate) {
+        return waiting(couponId, memberId, sequence, done, IssuePace.Pace.configured(rate));
+    }
+
+    /** A waiting request, estimated from the rates the api measured and assumes ({@link IssuePace}). */
+    public static IssueStatus waiting(long couponId, String memberId, long sequence, long done, IssuePace.Pace pace) {
         long position = Math.max(1, sequence - done);
-        long wait = rate > 0 ? (position + rate - 1) / rate : position;
-        return new IssueStatus(couponId, memberId, State.WAITING, position, wait, null, null);
+        if (pace.assumed() <= 0) {
+            return new IssueStatus(couponId, memberId, State.WAITING, position, position, null, null, null, null);
+        }
+        long wait = seconds(position, pace.assumed());
+        var range = new WaitRange(
+                Math.min(wait, seconds(position, pace.fast())), Math.max(wait, seconds(position, pace.slow())));
+        double assumed = Math.round(pace.assumed() * 10) / 10.0;
+        return new IssueStatus(couponId, memberId, State.WAITING, position, wait, null, null, assumed, range);
+    }
+
+    private static long seconds(long position, double rate) {
+        return rate > 0 ? (long) Math.ceil(position / rate - 1e-9) : position;
     }
 
     public static IssueStatus issued(long couponId, String memberId, long walletCouponId) {
-        return new IssueStatus(couponId, memberId, State.ISSUED, null, null, walletCouponId, null);
+        return new IssueStatus(couponId, memberId, State.ISSUED, null, null, walletCouponId, null, null, null);
     }
 
     public static IssueStatus failed(long couponId, String memberId, String reason) {
-        return new IssueStatus(couponId, memberId, State.FAILED, null, null, null, reason);
+        return new IssueStatus(couponId, memberId, State.FAILED, null, null, null, reason, null, null);
     }
 
     public boolean isFinal() {

@@ -56,11 +56,15 @@ public class LiveStatusHub implements SmartLifecycle {
     private final long heartbeatEvery;
     private volatile Disposable ticker;
 
+    private final IssuePace pace;
+
     LiveStatusHub(
             StatusService statuses,
             ReactiveStringRedisTemplate redis,
             LiveProperties properties,
+            IssuePace pace,
             MeterRegistry meters) {
+        this.pace = pace;
         this.statuses = statuses;
         this.redis = redis;
         this.properties = properties;
@@ -168,7 +172,7 @@ public class LiveStatusHub implements SmartLifecycle {
     private void fanOut(
             long couponId, Map<String, Set<LiveStream>> members, List<String> lookups, List<?> reply, boolean beat) {
         long done = number(reply, 0);
-        int rate = (int) number(reply, 1);
+        IssuePace.Pace rate = pace.pace(couponId, (int) number(reply, 1));
         lastDone.put(couponId, done);
         for (int i = 0; i < lookups.size(); i++) {
             String value = text(reply, i + 2);

@@ -62,11 +62,11 @@ final class LiveStream {
     }
 
     /** Sends the new position when it moved and the last event is at least {@code minGapNanos} old. */
-    synchronized void progress(long done, int rate, long nowNanos, long minGapNanos) {
+    synchronized void progress(long done, IssuePace.Pace pace, long nowNanos, long minGapNanos) {
         if (finished || sequence == 0) {
             return;
         }
-        IssueStatus status = IssueStatus.waiting(couponId, memberId, sequence, done, rate);
+        IssueStatus status = IssueStatus.waiting(couponId, memberId, sequence, done, pace);
         if (status.position() == position || nowNanos - lastSentNanos < minGapNanos) {
             return;
         }

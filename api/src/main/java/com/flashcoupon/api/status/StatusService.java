@@ -32,9 +32,16 @@ public class StatusService {
     private final JdbcClient jdbc;
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
+    private final IssuePace pace;
 
     StatusService(
-            ScriptConnection redis, RateLimits limits, JdbcClient jdbc, BlockingIo blocking, RetiredCoupons retired) {
+            ScriptConnection redis,
+            RateLimits limits,
+            JdbcClient jdbc,
+            BlockingIo blocking,
+            RetiredCoupons retired,
+            IssuePace pace) {
+        this.pace = pace;
         this.redis = redis;
         this.limits = limits;
         this.jdbc = jdbc;
@@ -77,12 +84,12 @@ public class StatusService {
     /** A status and, while it is WAITING, the member's admission sequence. */
     record Tracked(IssueStatus status, long sequence) {}
 
-    static IssueStatus fromRedis(long couponId, String memberId, List<?> reply) {
+    private IssueStatus fromRedis(long couponId, String memberId, List<?> reply) {
         String result = text(reply, 2);
         if (!result.isEmpty()) {
             return fromResult(couponId, memberId, result);
         }
-        return IssueStatus.waiting(couponId, memberId, number(reply, 1), number(reply, 3), (int) number(reply, 4));
+        return pace.waiting(couponId, memberId, number(reply, 1), number(reply, 3), (int) number(reply, 4));
     }
 
     /** A final status from the member's value in the coupon's result hash ({@code I:<wallet id>} or {@code F:<reason>}). */

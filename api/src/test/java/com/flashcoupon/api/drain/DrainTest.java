@@ -168,7 +168,13 @@ class DrainTest extends ApiTestBase {
                 .isZero();
         List<?> claim = redis.execute(
                 RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class),
-                List.of(CouponKeys.lease(id), CouponKeys.meta(id), CouponKeys.queue(id), CouponKeys.cursor(id)),
+                List.of(
+                        CouponKeys.lease(id),
+                        CouponKeys.meta(id),
+                        CouponKeys.queue(id),
+                        CouponKeys.cursor(id),
+                        CouponKeys.done(id),
+                        CouponKeys.stats(id)),
                 "another-instance",
                 "5000");
         assertThat(((Number) claim.get(0)).longValue())

@@ -20,6 +20,9 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
         properties = {
             "spring.config.name=api",
             "coupon.drain.tick=100ms",
+            // no worker runs here, so no request ever gets an outcome: the backlog bound would cut every coupon's
+            // rate. The adaptive rate has its own tests (RateGovernorTest, pipeline-tests' SlowDatabaseRateTest)
+            "coupon.drain.adaptive.enabled=false",
             "coupon.live.heartbeat=2s",
             // the rate limits have their own tests; these drive many requests from one address and member
             "coupon.ratelimit.member-per-second=0",

@@ -88,8 +88,9 @@ class IssueService {
                 records.stream().map(ConsumerRecord::value).toList();
         Map<Long, Map<String, Decision>> decided = new HashMap<>();
         IssuePlan.byCoupon(requests).forEach((couponId, group) -> {
+            long start = System.nanoTime();
             Map<String, Decision> decisions = issuer.issue(couponId, group);
-            store.record(couponId, decisions.values());
+            store.record(couponId, decisions.values(), System.nanoTime() - start);
             decided.put(couponId, decisions);
         });
         List<IssueResult> results = new ArrayList<>(requests.size());

@@ -29,10 +29,23 @@ class ResultStore {
 
     /** @return how many members got their first result now */
     long record(long couponId, Collection<Decision> decisions) {
+        return record(couponId, decisions, -1);
+    }
+
+    /**
+     * Also leaves how long the MySQL transaction of these decisions took (smoothed, in the coupon's stats hash) for
+     * the api's drainer, which cuts the coupon's effective rate when MySQL slows down.
+     *
+     * @param writeNanos the transaction's duration, or a negative number to leave the latency as it is
+     * @return how many members got their first result now
+     */
+    long record(long couponId, Collection<Decision> decisions, long writeNanos) {
         if (decisions.isEmpty()) {
             return 0;
         }
-        List<String> args = new ArrayList<>(decisions.size() * 3);
+        List<String> args = new ArrayList<>(decisions.size() * 3 + 2);
+        args.add(writeNanos < 0 ? "" : Long.toString(Math.max(0, writeNanos / 1_000_000)));
+        args.add(Long.toString(System.currentTimeMillis()));
         for (Decision decision : decisions) {
             args.add(decision.memberId());
             args.add(decision.statusValue());
@@ -46,7 +59,8 @@ class ResultStore {
                         CouponKeys.retired(couponId),
                         CouponKeys.meta(couponId),
                         CouponKeys.queue(couponId),
-                        CouponKeys.cursor(couponId)),
+                        CouponKeys.cursor(couponId),
+                        CouponKeys.stats(couponId)),
                 args.toArray(Object[]::new));
         return added == null ? 0 : added;
     }

@@ -26,7 +26,14 @@ final class CrowdAnswers implements ResponseClassifier {
     private final AtomicReference<Instant> firstAccepted = new AtomicReference<>();
     private final AtomicReference<String> firstUnexpected = new AtomicReference<>();
 
+    private final WaitEstimates estimates;
+
     CrowdAnswers(CrowdPlan plan, JsonMapper json) {
+        this(plan, json, new WaitEstimates(json));
+    }
+
+    CrowdAnswers(CrowdPlan plan, JsonMapper json, WaitEstimates estimates) {
+        this.estimates = estimates;
         this.plan = plan;
         this.json = json;
         this.accepted = new AtomicIntegerArray(plan.members());
@@ -53,6 +60,7 @@ final class CrowdAnswers implements ResponseClassifier {
                 }
                 accepted.incrementAndGet(member);
                 position.compareAndSet(member, NO_POSITION, positionIn(body));
+                estimates.told(member, body, true, System.currentTimeMillis());
                 yield Outcome.ACCEPTED.label;
             }
             case 200 -> {

@@ -24,6 +24,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -99,7 +101,10 @@ public final class CrowdCommand {
                     settings.rate());
 
             String issuePath = "/api/v1/coupons/" + couponId + "/issue-requests";
-            CrowdAnswers answers = new CrowdAnswers(plan, json);
+            WaitEstimates estimates = new WaitEstimates(json);
+            CrowdAnswers answers = new CrowdAnswers(plan, json, estimates);
+            AtomicLong rateChangedAt = new AtomicLong();
+            Thread rateChange = changeRateLater(settings, admin, couponId, rateChangedAt);
             LoadResult crowd = http.run(
                     plan.size(),
                     i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]),
@@ -108,8 +113,14 @@ public final class CrowdCommand {
 
             String askedAgain = askAgainAfter503(http, issuePath, answers, tokens, plan.members());
 
+            AtomicBoolean issuing = new AtomicBoolean(true);
+            Thread reads = readStatuses(settings, http, issuePath, answers, estimates, tokens, issuing);
             IssuanceWait.Result waited = new IssuanceWait(() -> admin.stats(couponId), settings.progress(), err)
                     .await(settings.issuanceTimeout());
+            issuing.set(false);
+            reads.join();
+            rateChange.interrupt();
+            rateChange.join();
 
             List<String> notes = new ArrayList<>();
             if (askedAgain != null) {
@@ -125,6 +136,14 @@ public final class CrowdCommand {
                 notes.add("reading the coupon's counters failed: " + waited.lastError());
             }
             positions(answers, plan.members(), notes);
+            if (rateChangedAt.get() > 0) {
+                notes.add(String.format(
+                        Locale.ROOT,
+                        "the operator changed the rate from %,d/s to %,d/s %.1f s after the crowd started",
+                        settings.rate(),
+                        rateChangeTo(settings),
+                        settings.rateChangeAfter().toMillis() / 1000.0));
+            }
 
             Set<String> placed = new HashSet<>();
             Set<String> unanswered = new HashSet<>();
@@ -146,6 +165,9 @@ public final class CrowdCommand {
             } catch (SQLException e) {
                 notes.add("invariants not checked: cannot read " + settings.dbUrl() + ": "
                         + e.getMessage().lines().findFirst().orElse(""));
+            }
+            if (db != null) {
+                notes.addAll(estimates.report(db.issuedAt(), memberIds, rateChangedAt.get()));
             }
             List<Check> checks = new ArrayList<>();
             CrowdReport.Issuance issuance = issuance(waited, answers.firstAccepted(), db);
@@ -216,6 +238,78 @@ public final class CrowdCommand {
             }
         }
         return new CrowdReport.Issuance(waited.drained(), admitted, wallets, failed, took, how);
+    }
+
+    private static int rateChangeTo(CrowdSettings settings) {
+        return settings.rateChangeTo() > 0 ? settings.rateChangeTo() : Math.max(1, settings.rate() / 2);
+    }
+
+    /** The operator's rate change mid-way (--change-rate-after), on a thread of its own; records when it was made. */
+    private Thread changeRateLater(CrowdSettings settings, CouponAdmin admin, long couponId, AtomicLong changedAt) {
+        return Thread.ofVirtual().start(() -> {
+            if (settings.rateChangeAfter().isZero()) {
+                return;
+            }
+            try {
+                Thread.sleep(settings.rateChangeAfter());
+                admin.patchRate(couponId, rateChangeTo(settings));
+                changedAt.set(System.currentTimeMillis());
+            } catch (InterruptedException e) {
+                // issuance ended first
+            } catch (RuntimeException e) {
+                err.println("the rate change failed: " + e.getMessage());
+            }
+        });
+    }
+
+    /**
+     * While issuance runs: every second, the status of a sample of the admitted members (spread evenly over the
+     * crowd's order) who still wait, so that each estimate they are told can be scored against their wallet.
+     */
+    private static Thread readStatuses(
+            CrowdSettings settings,
+            LoadRunner http,
+            String issuePath,
+            CrowdAnswers answers,
+            WaitEstimates estimates,
+            String[] tokens,
+            AtomicBoolean issuing) {
+        List<Integer> admitted = new ArrayList<>();
+        for (int m = 0; m < tokens.length; m++) {
+            if (answers.acceptedCount(m) > 0) {
+                admitted.add(m);
+            }
+        }
+        Set<Integer> waiting = ConcurrentHashMap.newKeySet();
+        int sample = Math.min(settings.estimateSample(), admitted.size());
+        for (int i = 0; i < sample; i++) {
+            waiting.add(admitted.get((int) ((long) i * admitted.size() / sample)));
+        }
+        return Thread.ofVirtual().start(() -> {
+            while (issuing.get() && !waiting.isEmpty()) {
+                long round = System.nanoTime();
+                int[] members = waiting.stream().mapToInt(Integer::intValue).toArray();
+                ResponseClassifier told = (index, code, body) -> {
+                    if (code == 200 && !estimates.told(members[index], body, false, System.currentTimeMillis())) {
+                        waiting.remove(members[index]);
+                    }
+                    return Integer.toString(code);
+                };
+                http.run(
+                        members.length,
+                        i -> HttpCall.get(issuePath + "/me", tokens[members[i]]),
+                        told,
+                        ProgressListener.NONE);
+                long rest = 1_000 - (System.nanoTime() - round) / 1_000_000;
+                if (rest > 0) {
+                    try {
+                        Thread.sleep(rest);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+        });
     }
 
     /** Asks each admitted member with a FAILED result for their status; counts those told FAILED. */

@@ -25,7 +25,10 @@ record CrowdSettings(
         String jwtSecret,
         String dbUrl,
         String dbUser,
-        String dbPassword) {
+        String dbPassword,
+        int estimateSample,
+        Duration rateChangeAfter,
+        int rateChangeTo) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
@@ -48,7 +51,17 @@ record CrowdSettings(
             new Option("jwt-secret", "COUPON_JWT_SECRET", "HS256 secret shared with the api (default: the local one)"),
             new Option("db-url", "COUPON_DB_URL", "JDBC URL (default jdbc:mysql://127.0.0.1:3306/coupon)"),
             new Option("db-user", "COUPON_DB_USER", "database user (default coupon)"),
-            new Option("db-password", "COUPON_DB_PASSWORD", "database password (default coupon)"));
+            new Option("db-password", "COUPON_DB_PASSWORD", "database password (default coupon)"),
+            new Option(
+                    "estimate-sample",
+                    "CROWD_ESTIMATE_SAMPLE",
+                    "admitted members whose status is read every second while they wait, to score the wait estimate"
+                            + " (default 400; 0: off)"),
+            new Option(
+                    "change-rate-after",
+                    "CROWD_CHANGE_RATE_AFTER",
+                    "the operator changes the rate this long after the crowd starts (default: never)"),
+            new Option("change-rate-to", "CROWD_CHANGE_RATE_TO", "the rate it changes to (default half of --rate)"));
 
     static CrowdSettings from(Flags flags, Map<String, String> env) {
         String port = env.getOrDefault("COUPON_API_PORT", "8080");
@@ -84,7 +97,10 @@ record CrowdSettings(
                 secret,
                 flags.string("db-url", "jdbc:mysql://127.0.0.1:3306/coupon"),
                 flags.string("db-user", "coupon"),
-                flags.string("db-password", "coupon"));
+                flags.string("db-password", "coupon"),
+                flags.integer("estimate-sample", 400, 0, 100_000),
+                flags.duration("change-rate-after", Duration.ZERO),
+                flags.integer("change-rate-to", 0, 0, 100_000));
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */

@@ -14,8 +14,8 @@ import java.util.Properties;
 
 /**
  * What MySQL holds for one coupon, read once after issuance: its total quantity, its wallet rows in id order, its
- * FAILED results, the members holding more than one wallet row, and when the last wallet was issued (UTC, as the apps
- * write it).
+ * FAILED results, the members holding more than one wallet row, and when the last wallet (and each member's) was issued
+ * (UTC, as the apps write it).
  */
 record WalletSnapshot(
         int totalQuantity,
@@ -23,7 +23,8 @@ record WalletSnapshot(
         long[] requestSeqs,
         Map<String, String> failures,
         List<String> membersWithSeveralWallets,
-        LocalDateTime lastIssuedAt) {
+        LocalDateTime lastIssuedAt,
+        Map<String, LocalDateTime> issuedAt) {
 
     static WalletSnapshot load(String url, String user, String password, long couponId) throws SQLException {
         Properties properties = new Properties();
@@ -50,6 +51,7 @@ record WalletSnapshot(
             List<String> members = new ArrayList<>();
             List<Long> seqs = new ArrayList<>();
             LocalDateTime last = null;
+            Map<String, LocalDateTime> issued = new HashMap<>();
             try (PreparedStatement q = db.prepareStatement(
                     "SELECT member_id, request_seq, issued_at FROM coupon_wallet WHERE coupon_id = ? ORDER BY id")) {
                 q.setLong(1, couponId);
@@ -59,6 +61,7 @@ record WalletSnapshot(
                         members.add(rs.getString(1));
                         seqs.add(rs.getLong(2));
                         LocalDateTime issuedAt = rs.getObject(3, LocalDateTime.class);
+                        issued.putIfAbsent(rs.getString(1), issuedAt);
                         if (last == null || issuedAt.isAfter(last)) {
                             last = issuedAt;
                         }
@@ -91,7 +94,8 @@ record WalletSnapshot(
                     seqs.stream().mapToLong(Long::longValue).toArray(),
                     Map.copyOf(failures),
                     List.copyOf(several),
-                    last);
+                    last,
+                    issued);
         }
     }
 }

@@ -1,0 +1,142 @@
+package com.flashcoupon.api.drain;
+
+import com.flashcoupon.api.config.ApiProperties;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A coupon's effective issue rate, which follows what the database can take: cut multiplicatively when the worker's
+ * write latency for the coupon or its backlog in flight (published, no outcome yet) passes a bound, raised step by step
+ * once neither has for a while, never above the operator's rate. A cut waits {@code cutEvery} before the next one, so
+ * that the previous cut has time to show in the signals (they lag by the requests already in flight). Plain Java, used
+ * by the drainer's thread only.
+ */
+final class RateGovernor {
+
+    private final ApiProperties.Adaptive settings;
+    private final Map<Long, State> states = new HashMap<>();
+
+    RateGovernor(ApiProperties.Adaptive settings) {
+        this.settings = settings;
+    }
+
+    /** What the worker and the pipeline look like for one coupon now. */
+    record Signals(long writeMillis, long inFlight, long done) {
+
+        Signals(long writeMillis, long inFlight) {
+            this(writeMillis, inFlight, -1);
+        }
+    }
+
+    /** The effective rate and, while it is below the configured one, why. */
+    record Decision(double rate, String reason, boolean changed) {}
+
+    /**
+     * Resumes from what another instance (or this one before a restart) left in Redis, when this instance has no
+     * state of its own for the coupon.
+     */
+    void resume(long couponId, double rate, String reason) {
+        if (rate > 0 && !states.containsKey(couponId)) {
+            State state = new State(rate);
+            state.reason = reason == null ? "" : reason;
+            states.put(couponId, state);
+        }
+    }
+
+    /** One drain tick: the effective rate to drain at now. */
+    Decision decide(long couponId, int configuredRate, Signals signals, long nowNanos) {
+        if (!settings.enabled() || configuredRate <= 0) {
+            states.remove(couponId);
+            return new Decision(configuredRate, "", false);
+        }
+        State state = states.computeIfAbsent(couponId, id -> new State(configuredRate));
+        double before = state.rate;
+        String reasonBefore = state.reason;
+        if (state.rate > configuredRate || state.reason.isEmpty()) {
+            // the operator's rate holds unless a cut is in force: lowered, or raised with nothing to recover from
+            state.rate = configuredRate;
+        }
+        if (signals.done() != state.lastDone || signals.inFlight() == 0) {
+            state.lastDone = signals.done();
+            state.lastProgressNanos = nowNanos;
+        }
+        String breach = breach(signals, state.rate, nowNanos - state.lastProgressNanos);
+        if (breach != null) {
+            state.lastBreachNanos = nowNanos;
+            if (nowNanos - state.lastCutNanos >= settings.cutEvery().toNanos() || state.lastCutNanos == 0) {
+                state.rate = Math.max(Math.min(settings.minRate(), configuredRate), state.rate * settings.cutFactor());
+                state.reason = breach;
+                state.lastCutNanos = nowNanos;
+                state.lastStepNanos = nowNanos;
+            }
+        } else if (state.rate < configuredRate
+                && nowNanos - state.lastBreachNanos >= settings.recoverAfter().toNanos()
+                && nowNanos - state.lastStepNanos >= settings.stepEvery().toNanos()) {
+            state.rate = Math.min(configuredRate, state.rate + Math.max(1, configuredRate * settings.stepFraction()));
+            state.lastStepNanos = nowNanos;
+        }
+        if (state.rate >= configuredRate) {
+            state.rate = configuredRate;
+            state.reason = "";
+        }
+        boolean changed = Math.abs(state.rate - before) > 1e-9 || !state.reason.equals(reasonBefore);
+        return new Decision(state.rate, state.reason, changed);
+    }
+
+    /** The bound passed, in words for the operator, or null. */
+    private String breach(Signals signals, double rate, long stalledNanos) {
+        long maxWriteMillis = settings.maxWriteLatency().toMillis();
+        if (signals.writeMillis() > maxWriteMillis) {
+            return "WRITE_LATENCY: the worker's MySQL writes take " + signals.writeMillis() + " ms (bound "
+                    + maxWriteMillis + " ms)";
+        }
+        double lagSeconds = rate > 0 ? signals.inFlight() / rate : 0;
+        double maxLagSeconds = settings.maxLag().toMillis() / 1000.0;
+        if (lagSeconds > maxLagSeconds) {
+            return String.format(
+                    Locale.ROOT,
+                    "CONSUMER_LAG: %d published requests without an outcome, %.1f s at the effective rate (bound %.1f s)",
+                    signals.inFlight(),
+                    lagSeconds,
+                    maxLagSeconds);
+        }
+        // a worker whose transactions fail (and are retried) reports no latency at all: no outcome for as long as the
+        // backlog bound, with requests in flight, is lag too
+        long maxLagNanos = settings.maxLag().toNanos();
+        if (signals.done() >= 0 && signals.inFlight() > 0 && stalledNanos > maxLagNanos) {
+            return String.format(
+                    Locale.ROOT,
+                    "CONSUMER_LAG: no outcome for %.1f s with %d published requests in flight (bound %.1f s)",
+                    stalledNanos / 1e9,
+                    signals.inFlight(),
+                    maxLagSeconds);
+        }
+        return null;
+    }
+
+    /** Forgets the coupon: another instance drains it, and leaves its rate in Redis for whoever drains next. */
+    void forget(long couponId) {
+        states.remove(couponId);
+    }
+
+    void retainOnly(Collection<Long> couponIds) {
+        states.keySet().retainAll(Set.copyOf(couponIds));
+    }
+
+    private static final class State {
+        double rate;
+        String reason = "";
+        long lastCutNanos;
+        long lastStepNanos;
+        long lastBreachNanos;
+        long lastDone = -1;
+        long lastProgressNanos;
+
+        State(double rate) {
+            this.rate = rate;
+        }
+    }
+}

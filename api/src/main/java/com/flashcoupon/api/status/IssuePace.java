@@ -1,0 +1,274 @@
+package com.flashcoupon.api.status;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+import org.springframework.stereotype.Component;
+
+/**
+ * The rate each coupon is really being issued at, as this api instance sees it, and what the waiting estimate assumes
+ * from it. The drainer's tick feeds it, on every instance, whether or not this one drains the coupon: the coupon's
+ * {@code done} counter (members with an outcome), what was published, the operator's rate and the drainer's effective
+ * rate ({@code RateGovernor}).
+ *
+ * <p>The estimate divides the position by the assumed rate: the effective rate while the pipeline keeps up (issuance
+ * then runs at the drainer's pace, nothing else), and the measured rate (an exponentially weighted average of how fast
+ * {@code done} grows, over about {@link #TAU_SECONDS} seconds) when the worker or MySQL falls behind, never more than
+ * the effective rate. A measured rate only counts while there was a backlog to issue: an idle coupon is not a slow one.
+ *
+ * <p>It also measures its own error: for a sample of the admissions this instance answered, the estimate given then
+ * is compared with the time {@code done} reached the member's sequence (issuance follows admission order up to one
+ * drain batch), and the last {@link #ERRORS_KEPT} relative errors give the p50 and p90 the admin API shows.
+ */
+@Component
+public class IssuePace {
+
+    /** Time constant of the measured rate: short enough to follow a rate change within a few seconds. */
+    static final double TAU_SECONDS = 1.5;
+
+    /** Shortest interval a rate sample is measured over: {@code done} moves by worker batches, not smoothly. */
+    static final long MIN_SAMPLE_NANOS = 400_000_000L;
+
+    /** In-flight requests (published, no outcome yet) worth more than this many seconds mean the pipeline is behind. */
+    static final double BEHIND_SECONDS = 1.0;
+
+    /** A measured rate older than this is not used: nothing fed it (the coupon is no longer drained). */
+    static final long STALE_NANOS = 5_000_000_000L;
+
+    static final int ERRORS_KEPT = 1000;
+    static final int PENDING_KEPT = 20_000;
+
+    /** Waits shorter than this are not scored: the estimate is in whole seconds, so its error there says little. */
+    static final double MIN_SCORED_WAIT_SECONDS = 2.0;
+
+    private final Map<Long, CouponPace> coupons = new ConcurrentHashMap<>();
+    private final LongSupplier nanoTime;
+
+    public IssuePace() {
+        this(System::nanoTime);
+    }
+
+    /** With another clock, for tests. */
+    IssuePace(LongSupplier nanoTime) {
+        this.nanoTime = nanoTime;
+    }
+
+    /**
+     * One drain tick's view of a coupon.
+     *
+     * @param done members with an outcome (the {@code done} counter)
+     * @param published requests handed to Kafka
+     * @param admitted requests admitted
+     * @param configuredRate the operator's rate
+     * @param effectiveRate the drainer's rate now (at most the configured one; 0 when not set)
+     * @param cutReason why the effective rate is below the configured one, or empty
+     */
+    public void observe(
+            long couponId,
+            long done,
+            long published,
+            long admitted,
+            int configuredRate,
+            double effectiveRate,
+            String cutReason,
+            long nowNanos) {
+        coupons.computeIfAbsent(couponId, id -> new CouponPace())
+                .observe(done, published, admitted, configuredRate, effectiveRate, cutReason, nowNanos);
+    }
+
+    /** What a waiting member's estimate assumes for this coupon now; {@code configuredRate} from the same read. */
+    public Pace pace(long couponId, int configuredRate) {
+        CouponPace pace = coupons.get(couponId);
+        if (pace == null) {
+            return Pace.configured(configuredRate);
+        }
+        return pace.pace(configuredRate, nanoTime.getAsLong());
+    }
+
+    /** A waiting status with the estimate this instance makes now. */
+    public IssueStatus waiting(long couponId, String memberId, long sequence, long done, int configuredRate) {
+        return IssueStatus.waiting(couponId, memberId, sequence, done, pace(couponId, configuredRate));
+    }
+
+    /** Keeps the estimate given to a newly admitted member, to score it when the member's turn comes. */
+    public void estimated(long couponId, long sequence, long estimatedSeconds, long nowNanos) {
+        CouponPace pace = coupons.computeIfAbsent(couponId, id -> new CouponPace());
+        pace.estimated(sequence, estimatedSeconds, nowNanos);
+    }
+
+    /** The drainer's effective rate and the reason of a cut, as this instance saw them last (empty if not seen). */
+    public Snapshot snapshot(long couponId) {
+        CouponPace pace = coupons.get(couponId);
+        return pace == null ? Snapshot.NONE : pace.snapshot(nanoTime.getAsLong());
+    }
+
+    /** Forgets coupons no longer drained (retired), so the map does not grow with past events. */
+    public void retainOnly(Collection<Long> couponIds) {
+        coupons.keySet().retainAll(Set.copyOf(couponIds));
+    }
+
+    /**
+     * The rates a waiting estimate assumes, per second: {@code assumed} gives {@code estimatedWaitSeconds}, {@code
+     * fast} and {@code slow} the range around it.
+     */
+    public record Pace(double assumed, double fast, double slow, boolean measured) {
+
+        static Pace configured(int rate) {
+            // nothing measured yet: the configured rate, and as slow as the slowest cut the drainer would make first
+            return new Pace(rate, rate, rate * RATE_CUT_FACTOR, false);
+        }
+    }
+
+    /** The factor a cut multiplies the effective rate by (RateGovernor uses the same): the slow end of a range. */
+    public static final double RATE_CUT_FACTOR = 0.5;
+
+    /**
+     * What the admin API shows: the rates and this instance's measured estimate error (null until scored).
+     *
+     * @param measuredRate issues per second as measured (0 when not measured: no backlog lately)
+     * @param errorP50 median of |estimated - actual| / actual over the last scored admissions
+     */
+    public record Snapshot(
+            int configuredRate,
+            double effectiveRate,
+            String cutReason,
+            double measuredRate,
+            double assumedRate,
+            int errorSamples,
+            Double errorP50,
+            Double errorP90) {
+        public static final Snapshot NONE = new Snapshot(0, 0, "", 0, 0, 0, null, null);
+    }
+
+    private record Pending(long sequence, long estimatedSeconds, long admittedNanos) {}
+
+    private static final class CouponPace {
+        private int configuredRate;
+        private double effectiveRate;
+        private String cutReason = "";
+        private double measured = -1; // -1: never measured
+        private double deviation; // weighted mean absolute deviation of the samples from the average
+        private long measuredAtNanos;
+        private long lastDone = -1;
+        private long lastNanos;
+        private long lastBacklog;
+        private boolean behind;
+        private final PriorityQueue<Pending> pending =
+                new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
+        private final double[] errors = new double[ERRORS_KEPT];
+        private int errorCount;
+        private int errorNext;
+
+        synchronized void observe(
+                long done, long published, long admitted, int configured, double effective, String reason, long now) {
+            configuredRate = configured;
+            effectiveRate = effective > 0 ? Math.min(effective, configured) : configured;
+            cutReason = reason == null ? "" : reason;
+            double rate = effectiveRate;
+            behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
+            if (lastDone < 0 || done < lastDone) {
+                lastDone = done;
+                lastNanos = now;
+                lastBacklog = admitted - done;
+            } else if (now - lastNanos >= MIN_SAMPLE_NANOS) {
+                double seconds = (now - lastNanos) / 1e9;
+                double sample = (done - lastDone) / seconds;
+                // only a backlog that could have kept the pipeline busy says how fast it can go
+                if (rate > 0 && lastBacklog >= rate * seconds) {
+                    if (measured < 0) {
+                        measured = sample;
+                        deviation = 0;
+                    } else {
+                        double weight = 1 - Math.exp(-seconds / TAU_SECONDS);
+                        deviation += weight * (Math.abs(sample - measured) - deviation);
+                        measured += weight * (sample - measured);
+                    }
+                    measuredAtNanos = now;
+                }
+                lastDone = done;
+                lastNanos = now;
+                lastBacklog = admitted - done;
+            }
+            score(done, now);
+        }
+
+        synchronized Pace pace(int configured, long now) {
+            double ceiling = effectiveRate > 0 ? Math.min(effectiveRate, configured) : configured;
+            if (configured <= 0) {
+                return Pace.configured(configured);
+            }
+            boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
+            if (!fresh || !behind) {
+                // keeping up: issuance runs at the drainer's pace
+                double slow = fresh
+                        ? Math.min(ceiling, Math.max(measured - 2 * deviation, ceiling * RATE_CUT_FACTOR))
+                        : ceiling * RATE_CUT_FACTOR;
+                return new Pace(ceiling, ceiling, slow, fresh);
+            }
+            double assumed = Math.max(0.1, Math.min(ceiling, measured));
+            double fast = Math.min(ceiling, measured + 2 * deviation);
+            double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
+            return new Pace(assumed, Math.max(assumed, fast), slow, true);
+        }
+
+        synchronized void estimated(long sequence, long estimatedSeconds, long now) {
+            if (pending.size() < PENDING_KEPT) {
+                pending.add(new Pending(sequence, estimatedSeconds, now));
+            }
+        }
+
+        /** Scores the admissions whose turn came: {@code done} reached their sequence. */
+        private void score(long done, long now) {
+            while (!pending.isEmpty() && pending.peek().sequence() <= done) {
+                Pending turn = pending.poll();
+                double actual = (now - turn.admittedNanos()) / 1e9;
+                if (actual >= MIN_SCORED_WAIT_SECONDS) {
+                    errors[errorNext] = Math.abs(turn.estimatedSeconds() - actual) / actual;
+                    errorNext = (errorNext + 1) % errors.length;
+                    errorCount = Math.min(errorCount + 1, errors.length);
+                }
+            }
+        }
+
+        synchronized Snapshot snapshot(long now) {
+            Pace pace = pace(configuredRate, now);
+            Double p50 = null;
+            Double p90 = null;
+            if (errorCount > 0) {
+                double[] sorted = Arrays.copyOf(errors, errorCount);
+                Arrays.sort(sorted);
+                p50 = percentile(sorted, 0.5);
+                p90 = percentile(sorted, 0.9);
+            }
+            boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
+            return new Snapshot(
+                    configuredRate,
+                    effectiveRate,
+                    cutReason,
+                    fresh ? round(measured) : 0,
+                    round(pace.assumed()),
+                    errorCount,
+                    p50,
+                    p90);
+        }
+    }
+
+    static double percentile(double[] sorted, double fraction) {
+        int index = (int) Math.ceil(fraction * sorted.length) - 1;
+        return Math.round(sorted[Math.max(0, Math.min(sorted.length - 1, index))] * 1000) / 1000.0;
+    }
+
+    private static double round(double value) {
+        return Math.round(value * 10) / 10.0;
+    }
+
+    /** For tests: the coupons this instance keeps a pace for. */
+    Collection<Long> coupons() {
+        return new ArrayList<>(coupons.keySet());
+    }
+}

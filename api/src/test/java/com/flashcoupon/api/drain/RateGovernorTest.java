@@ -1,0 +1,104 @@
+package com.flashcoupon.api.drain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.config.ApiProperties;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class RateGovernorTest {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final RateGovernor.Signals CALM = new RateGovernor.Signals(20, 10);
+
+    private final RateGovernor governor = new RateGovernor(new ApiProperties.Adaptive(
+            true,
+            Duration.ofMillis(250),
+            Duration.ofSeconds(3),
+            0.5,
+            Duration.ofSeconds(2),
+            Duration.ofSeconds(2),
+            0.1,
+            Duration.ofSeconds(1),
+            1));
+
+    @Test
+    void shouldKeepTheConfiguredRateWhileTheDatabaseKeepsUp() {
+        for (int tick = 1; tick <= 50; tick++) {
+            RateGovernor.Decision decision = governor.decide(1, 200, CALM, tick * SECOND / 5);
+            assertThat(decision.rate()).isEqualTo(200);
+            assertThat(decision.reason()).isEmpty();
+        }
+    }
+
+    @Test
+    void shouldHalveOnSlowWritesOncePerCutIntervalAndSayWhy() {
+        var slow = new RateGovernor.Signals(400, 10);
+
+        RateGovernor.Decision first = governor.decide(1, 200, slow, SECOND);
+        RateGovernor.Decision soon = governor.decide(1, 200, slow, SECOND + SECOND / 2);
+        RateGovernor.Decision later = governor.decide(1, 200, slow, 3 * SECOND);
+
+        assertThat(first.rate()).isEqualTo(100);
+        assertThat(first.changed()).isTrue();
+        assertThat(first.reason()).startsWith("WRITE_LATENCY").contains("400 ms");
+        assertThat(soon.rate()).as("the last cut has not shown yet").isEqualTo(100);
+        assertThat(later.rate()).isEqualTo(50);
+    }
+
+    @Test
+    void shouldCutOnABacklogInFlightMeasuredInSecondsOfTheEffectiveRate() {
+        // 700 in flight at 200/s is 3.5 s, over the 3 s bound
+        RateGovernor.Decision decision = governor.decide(1, 200, new RateGovernor.Signals(20, 700), SECOND);
+
+        assertThat(decision.rate()).isEqualTo(100);
+        assertThat(decision.reason()).startsWith("CONSUMER_LAG");
+    }
+
+    @Test
+    void shouldCutWhenNothingGetsAnOutcomeForLongerThanTheBoundWhileRequestsAreInFlight() {
+        // the worker's transactions fail and are retried: no latency reported, a small backlog, no progress
+        for (long t = 0; t <= 3; t++) {
+            assertThat(governor.decide(1, 200, new RateGovernor.Signals(0, 50, 120), t * SECOND)
+                            .rate())
+                    .isEqualTo(200);
+        }
+        RateGovernor.Decision stalled = governor.decide(1, 200, new RateGovernor.Signals(0, 50, 120), 4 * SECOND);
+
+        assertThat(stalled.rate()).isEqualTo(100);
+        assertThat(stalled.reason()).startsWith("CONSUMER_LAG: no outcome for 4.0 s");
+    }
+
+    @Test
+    void shouldRaiseStepByStepAfterRecoveryAndNeverAboveTheConfiguredRate() {
+        governor.decide(1, 200, new RateGovernor.Signals(400, 0), SECOND);
+        governor.decide(1, 200, new RateGovernor.Signals(400, 0), 3 * SECOND); // 50
+
+        assertThat(governor.decide(1, 200, CALM, 4 * SECOND).rate())
+                .as("not before the recovery delay")
+                .isEqualTo(50);
+        double rate = 50;
+        for (long t = 5; t <= 40; t++) {
+            RateGovernor.Decision decision = governor.decide(1, 200, CALM, t * SECOND);
+            assertThat(decision.rate()).isBetween(rate, Math.min(200, rate + 20));
+            rate = decision.rate();
+        }
+        assertThat(rate).isEqualTo(200);
+        assertThat(governor.decide(1, 200, CALM, 41 * SECOND).reason()).isEmpty();
+    }
+
+    @Test
+    void shouldFollowTheOperatorDownAndResumeFromWhatRedisHolds() {
+        assertThat(governor.decide(1, 200, CALM, SECOND).rate()).isEqualTo(200);
+        assertThat(governor.decide(1, 80, CALM, 2 * SECOND).rate()).isEqualTo(80);
+
+        assertThat(governor.decide(1, 300, CALM, 3 * SECOND).rate())
+                .as("raised by the operator with no cut in force: at once")
+                .isEqualTo(300);
+
+        governor.resume(2, 30, "WRITE_LATENCY: earlier");
+        RateGovernor.Decision resumed = governor.decide(2, 200, CALM, SECOND);
+        assertThat(resumed.rate()).isEqualTo(30);
+        assertThat(resumed.reason()).isEqualTo("WRITE_LATENCY: earlier");
+    }
+}

@@ -1,0 +1,87 @@
+package com.flashcoupon.api.status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import org.junit.jupiter.api.Test;
+
+class IssuePaceTest {
+
+    private static final long MS = 1_000_000L;
+
+    private long clock;
+    private final IssuePace pace = new IssuePace(() -> clock);
+
+    @Test
+    void shouldAssumeTheConfiguredRateBeforeAnythingIsMeasured() {
+        IssueStatus status = pace.waiting(1, "m", 101, 1, 20);
+
+        assertThat(status.estimatedWaitSeconds()).isEqualTo(5);
+        assertThat(status.assumedRatePerSecond()).isEqualTo(20.0);
+        assertThat(status.estimatedWaitRange()).isEqualTo(new IssueStatus.WaitRange(5, 10));
+    }
+
+    @Test
+    void shouldAssumeTheEffectiveRateWhileThePipelineKeepsUp() {
+        // 20/s configured, the drainer cut it to 10/s; issuance follows at 10/s with little in flight
+        feed(0, 10, 10, 20, 10);
+
+        IssueStatus status = pace.waiting(1, "m", 1_000 + 100, 1_000, 20);
+
+        assertThat(status.assumedRatePerSecond()).isEqualTo(10.0);
+        assertThat(status.estimatedWaitSeconds()).isEqualTo(10);
+    }
+
+    @Test
+    void shouldAssumeTheMeasuredRateWhenTheWorkerFallsBehind() {
+        // the drainer publishes at 20/s, the worker confirms only 5/s: the backlog in flight grows
+        feed(0, 5, 20, 20, 20);
+
+        IssuePace.Pace assumed = pace.pace(1, 20);
+        assertThat(assumed.measured()).isTrue();
+        assertThat(assumed.assumed()).isCloseTo(5, within(0.5));
+        assertThat(pace.waiting(1, "m", 10_000, 10_000 - 50, 20).estimatedWaitSeconds())
+                .isBetween(9L, 11L);
+    }
+
+    @Test
+    void shouldNotTakeAnIdleCouponForASlowOne() {
+        long now = 0;
+        for (int tick = 0; tick < 50; tick++, now += 200 * MS) {
+            pace.observe(1, 100, 100, 100, 20, 20, "", now); // everything done, nothing waits
+            clock = now;
+        }
+
+        assertThat(pace.pace(1, 20).assumed()).isEqualTo(20);
+    }
+
+    @Test
+    void shouldScoreTheEstimatesGivenAtAdmissionWhenTheMembersTurnComes() {
+        long now = 0;
+        pace.observe(1, 0, 0, 0, 10, 10, "", now);
+        pace.estimated(1, 40, 5, now); // told 5 s, issued after 4 s: error 0.25
+        pace.estimated(1, 30, 3, now); // told 3 s, issued after 3 s: error 0
+        for (int tick = 1; tick <= 25; tick++) {
+            now += 200 * MS;
+            long done = tick * 2L; // 10/s
+            pace.observe(1, done, done, 50, 10, 10, "", now);
+            clock = now;
+        }
+
+        IssuePace.Snapshot snapshot = pace.snapshot(1);
+        assertThat(snapshot.errorSamples()).isEqualTo(2);
+        assertThat(snapshot.errorP50()).isCloseTo(0.0, within(0.01));
+        assertThat(snapshot.errorP90()).isCloseTo(0.25, within(0.01));
+    }
+
+    /** 30 s of drain ticks: {@code confirmed} outcomes per second, {@code published} per second, a big queue. */
+    private void feed(long start, int confirmed, int published, int configured, double effective) {
+        long now = start;
+        for (int tick = 0; tick <= 150; tick++, now += 200 * MS) {
+            long done = tick * confirmed / 5L;
+            long out = tick * published / 5L;
+            pace.observe(1, done, out, 100_000, configured, effective, "", now);
+            clock = now;
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package com.flashcoupon.loadgen.crowd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+class WaitEstimatesTest {
+
+    private static final long T0 =
+            LocalDateTime.of(2026, 11, 23, 12, 0).toInstant(ZoneOffset.UTC).toEpochMilli();
+    private static final String[] MEMBERS = {"a", "b", "c"};
+
+    private final WaitEstimates estimates =
+            new WaitEstimates(JsonMapper.builder().build());
+
+    private static String waiting(long seconds) {
+        return "{\"status\":\"WAITING\",\"position\":3,\"estimatedWaitSeconds\":" + seconds + "}";
+    }
+
+    private static LocalDateTime at(long millisAfterT0) {
+        return LocalDateTime.ofEpochSecond(0, 0, ZoneOffset.UTC).plusNanos((T0 + millisAfterT0) * 1_000_000);
+    }
+
+    @Test
+    void shouldScoreEachEstimateAgainstTheWalletAndLeaveOutShortWaitsAndFinalStatuses() {
+        assertThat(estimates.told(0, waiting(10), true, T0)).isTrue(); // issued after 8 s: 25% off
+        assertThat(estimates.told(1, waiting(4), false, T0)).isTrue(); // issued after 4 s: exact
+        estimates.told(2, waiting(1), false, T0); // issued after 0.5 s: left out
+        assertThat(estimates.told(1, "{\"status\":\"ISSUED\",\"walletCouponId\":7}", false, T0))
+                .isFalse();
+
+        List<String> report = estimates.report(Map.of("a", at(8_000), "b", at(4_000), "c", at(500)), MEMBERS, 0);
+
+        assertThat(report)
+                .containsExactly("wait estimates vs wallet issued_at (waits of 1 s or more): at admission p50 25.0%,"
+                        + " p90 25.0% (1 estimates); at status reads p50 0.0%, p90 0.0% (1 estimates)");
+    }
+
+    @Test
+    void shouldSplitTheReadsAfterARateChangeIntoTheFirstFiveSecondsAndLater() {
+        estimates.told(0, waiting(10), false, T0 + 1_000); // 1 s after the change, issued 5 s later: 100% off
+        estimates.told(1, waiting(3), false, T0 + 6_000); // 6 s after, issued 3 s later: exact
+
+        List<String> report = estimates.report(Map.of("a", at(6_000), "b", at(9_000)), MEMBERS, T0);
+
+        assertThat(report.get(1))
+                .isEqualTo("after the rate change, status reads: within 5 s p50 100.0%, p90 100.0% (1 estimates);"
+                        + " later p50 0.0%, p90 0.0% (1 estimates)");
+    }
+
+    @Test
+    void shouldGiveTheMedianAndTheNinetiethPercentile() {
+        var errors = WaitEstimates.errors(List.of(0.5, 0.1, 0.3, 0.2, 0.4, 0.0, 0.6, 0.7, 0.8, 0.9));
+
+        assertThat(errors.p50()).isEqualTo(0.4);
+        assertThat(errors.p90()).isEqualTo(0.8);
+    }
+}
