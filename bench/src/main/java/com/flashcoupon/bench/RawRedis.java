@@ -59,30 +59,10 @@ final class RawRedis implements AutoCloseable {
         return (Files.exists(limits) ? Files.readString(limits) : "") + Files.readString(script);
     }
 
-    static String[] keys(long couponId) {
-        return new String[] {
-            CouponKeys.meta(couponId),
-            CouponKeys.queue(couponId),
-            CouponKeys.seq(couponId),
-            CouponKeys.done(couponId),
-            CouponKeys.stats(couponId),
-            CouponKeys.result(couponId)
-        };
-    }
-
     /** The script's keys for one member: the coupon's, then the member's and the address's limit keys. */
     String[] keys(long couponId, String member) {
-        String tag = CouponKeys.tag(couponId);
-        return new String[] {
-            CouponKeys.meta(couponId),
-            CouponKeys.queue(couponId),
-            CouponKeys.seq(couponId),
-            CouponKeys.done(couponId),
-            CouponKeys.stats(couponId),
-            CouponKeys.result(couponId),
-            tag + ":rl:m:" + member,
-            tag + ":rl:a:" + address
-        };
+        return CouponKeys.admission(
+                couponId, CouponKeys.memberLimit(couponId, member), CouponKeys.addressLimit(couponId, address));
     }
 
     /** The script's arguments for one member: the member, then the limits' rates and bursts. */
@@ -96,8 +76,7 @@ final class RawRedis implements AutoCloseable {
     }
 
     void delete(long couponId) {
-        String[] k = keys(couponId);
-        connection.sync().del(k[0], k[1], k[2], k[3], k[4], k[5], CouponKeys.cursor(couponId));
+        connection.sync().del(CouponKeys.state(couponId).toArray(String[]::new));
     }
 
     long queued(long couponId) {

@@ -109,17 +109,8 @@ public final class ReferenceServer implements AutoCloseable {
         if (settings.addressPerSecond() > 0 && request.remoteAddress() instanceof InetSocketAddress remote) {
             address = remote.getAddress().getHostAddress();
         }
-        String tag = CouponKeys.tag(couponId);
-        String[] keys = {
-            CouponKeys.meta(couponId),
-            CouponKeys.queue(couponId),
-            CouponKeys.seq(couponId),
-            CouponKeys.done(couponId),
-            CouponKeys.stats(couponId),
-            CouponKeys.result(couponId),
-            tag + ":rl:m:" + member,
-            tag + ":rl:a:" + address
-        };
+        String[] keys = CouponKeys.admission(
+                couponId, CouponKeys.memberLimit(couponId, member), CouponKeys.addressLimit(couponId, address));
         return Mono.fromCompletionStage(async.<List<Object>>evalsha(
                         sha, ScriptOutputType.MULTI, keys, member, memberRate, memberBurst, addressRate, addressBurst))
                 .flatMap(reply -> send(response, couponId, answer(couponId, member, reply)));

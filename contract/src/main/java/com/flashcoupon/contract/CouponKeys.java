@@ -85,6 +85,34 @@ public final class CouponKeys {
         return tag(couponId) + ":retired";
     }
 
+    /** A member's rate limit on this coupon's endpoints (GCRA state), in the coupon's slot. */
+    public static String memberLimit(long couponId, String memberId) {
+        return tag(couponId) + ":rl:m:" + memberId;
+    }
+
+    /** A client address's rate limit on this coupon's endpoints, in the coupon's slot. */
+    public static String addressLimit(long couponId, String address) {
+        return tag(couponId) + ":rl:a:" + address;
+    }
+
+    /**
+     * The keys {@code scripts/admit.lua} takes, in its order: meta, queue, seq, done, stats, result, then the two
+     * limits' keys ({@link #memberLimit}, {@link #addressLimit}). One list for the api, the bench's raw runs and its
+     * reference server.
+     */
+    public static String[] admission(long couponId, String memberLimitKey, String addressLimitKey) {
+        return new String[] {
+            meta(couponId),
+            queue(couponId),
+            seq(couponId),
+            done(couponId),
+            stats(couponId),
+            result(couponId),
+            memberLimitKey,
+            addressLimitKey
+        };
+    }
+
     /** Every key that holds the event's state (not the {@link #retired} mark): what retirement removes. */
     public static List<String> state(long couponId) {
         return List.of(

@@ -112,8 +112,8 @@ public class RateLimits {
     public CouponLimits forCoupon(long couponId, String memberId, ServerHttpRequest request) {
         String address = addressOn ? addresses.of(request) : "";
         return new CouponLimits(
-                CouponKeys.tag(couponId) + ":rl:m:" + memberId,
-                CouponKeys.tag(couponId) + ":rl:a:" + address,
+                CouponKeys.memberLimit(couponId, memberId),
+                CouponKeys.addressLimit(couponId, address),
                 couponId == CouponKeys.WARM_UP_ID ? memberLimitOnly : both);
     }
 

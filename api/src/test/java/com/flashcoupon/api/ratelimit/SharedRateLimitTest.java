@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.ApiApplication;
 import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -213,7 +214,7 @@ class SharedRateLimitTest {
         long coupon = createCoupon();
         String member = "refused-" + System.nanoTime();
         String admit = "/api/v1/coupons/" + coupon + "/issue-requests";
-        String limitKey = "{cpn:" + coupon + "}:rl:m:" + member;
+        String limitKey = CouponKeys.memberLimit(coupon, member);
         while (call(0, "POST", admit, member) != 429) {
             // spend the burst
         }
