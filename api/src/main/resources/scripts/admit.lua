@@ -1,13 +1,18 @@
 -- Admission of one member to one coupon, first-come, in one atomic step with its rate limits (docs/architecture.md,
--- Delivery semantics). check_limits (limits.lua) is put in front of this file. Every key is in the coupon's slot.
--- KEYS: 1 meta, 2 queue, 3 seq, 4 done, 5 stats, 6 result, 7 the member's limit, 8 the address's limit
--- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off)
+-- Delivery semantics). check_limits (limits.lua) and draw_if_due (draw.lua) are put in front of this file. Every key
+-- is in the coupon's slot.
+-- KEYS: 1 meta, 2 queue, 3 seq, 4 done, 5 stats, 6 result, 7 the member's limit, 8 the address's limit, 9 the draw
+-- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off), 6 the member's
+--       ticket for a RANDOMIZED_START event's draw (a random integer below 2^53; used only within its window)
 -- Returns {outcome, a, b, c, d}:
 --   0 mirror missing (the api restores it from MySQL and asks again; it never guesses), nothing charged
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
 --   1 admitted: a = sequence, b = done, c = rate
 --   2 asked before: a = the same sequence, b = done, c = rate, d = the member's result ('' while waiting)
 --   3 sold out, 4 not open yet (a = openAt), 5 closed: c = rate
+--   7 in the draw, newly (within a RANDOMIZED_START window): a = the place the tickets drawn so far give, b = drawAt,
+--     c = rate; 8 the same, asked before
+--   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not drawn)
 local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base')
 if not meta[1] then
   return {0, 0, 0, 0, ''}
@@ -26,10 +31,18 @@ local closeAt = tonumber(meta[3])
 if meta[4] == '1' or (closeAt > 0 and now >= closeAt) then
   return {5, 0, 0, rate, ''}
 end
+local pending, draw_at = draw_if_due(KEYS[1], KEYS[2], KEYS[3], KEYS[9], now)
+if pending == 1 then
+  local added = redis.call('ZADD', KEYS[9], 'NX', ARGV[6], ARGV[1])
+  return {added == 1 and 7 or 8, redis.call('ZRANK', KEYS[9], ARGV[1]) + 1, draw_at, rate, ''}
+end
 local done = tonumber(redis.call('GET', KEYS[4]) or '0')
 local seq = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if seq then
   return {2, tonumber(seq), done, rate, redis.call('HGET', KEYS[6], ARGV[1]) or ''}
+end
+if draw_at > 0 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
+  return {2, 0, done, rate, 'F:SOLD_OUT'}
 end
 if redis.call('ZCARD', KEYS[2]) + tonumber(meta[6] or '0') >= tonumber(meta[1]) then
   redis.call('HINCRBY', KEYS[5], 'rejectedSoldOut', 1)

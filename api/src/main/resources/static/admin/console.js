@@ -197,8 +197,11 @@ function render(event) {
     : '';
   $('#panel-life-text').textContent = `${settled}${retired}`;
   const closes = event.closeAt ? `, closes ${new Date(event.closeAt).toLocaleString()}` : '';
+  const queueing = event.queueing === 'RANDOMIZED_START'
+    ? `, fair start: the first ${number.format(event.queueingWindowSeconds)} s drawn at random at ${new Date(event.drawAt).toLocaleString()}`
+    : ', first come, first served';
   $('#panel-window').textContent =
-    `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days`;
+    `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days${queueing}`;
   const values = { ...event.stats, waiting: event.waiting, remainingQuantity: event.remainingQuantity };
   document.querySelectorAll('#panel [data-stat]').forEach((el) => {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
@@ -329,7 +332,11 @@ async function create(form) {
     openAt: localToIso(form.openAt.value) ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     closeAt: localToIso(form.closeAt.value),
     validDays: intOrNull(form.validDays.value),
+    queueing: form.queueing.value,
   };
+  if (form.queueing.value === 'RANDOMIZED_START') {
+    body.queueingWindowSeconds = intOrNull(form.queueingWindowSeconds.value);
+  }
   try {
     const event = await api('POST', '/admin/v1/coupons', body);
     form.reset();

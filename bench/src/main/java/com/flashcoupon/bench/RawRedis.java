@@ -53,10 +53,19 @@ final class RawRedis implements AutoCloseable {
         this.address = addressPerSecond > 0 ? "127.0.0.1" : "";
     }
 
-    /** The script as the api runs it: {@code limits.lua} (the rate limits' check, beside it) in front. */
+    /**
+     * The script as the api runs it: the functions it calls, beside it, in front: {@code draw.lua} (a
+     * RANDOMIZED_START event's draw) and {@code limits.lua} (the rate limits' check).
+     */
     static String withLimits(Path script) throws IOException {
-        Path limits = script.resolveSibling("limits.lua");
-        return (Files.exists(limits) ? Files.readString(limits) : "") + Files.readString(script);
+        StringBuilder text = new StringBuilder();
+        for (String functions : new String[] {"draw.lua", "limits.lua"}) {
+            Path file = script.resolveSibling(functions);
+            if (Files.exists(file)) {
+                text.append(Files.readString(file));
+            }
+        }
+        return text.append(Files.readString(script)).toString();
     }
 
     /** The script's keys for one member: the coupon's, then the member's and the address's limit keys. */

@@ -85,6 +85,14 @@ public final class CouponKeys {
         return tag(couponId) + ":retired";
     }
 
+    /**
+     * The draw of a {@code RANDOMIZED_START} event: the members who asked within its window, each with the random
+     * ticket the api drew for them (a sorted set; the lowest tickets get the first places when the window ends).
+     */
+    public static String draw(long couponId) {
+        return tag(couponId) + ":draw";
+    }
+
     /** A member's rate limit on this coupon's endpoints (GCRA state), in the coupon's slot. */
     public static String memberLimit(long couponId, String memberId) {
         return tag(couponId) + ":rl:m:" + memberId;
@@ -97,7 +105,7 @@ public final class CouponKeys {
 
     /**
      * The keys {@code scripts/admit.lua} takes, in its order: meta, queue, seq, done, stats, result, then the two
-     * limits' keys ({@link #memberLimit}, {@link #addressLimit}). One list for the api, the bench's raw runs and its
+     * limits' keys ({@link #memberLimit}, {@link #addressLimit}), then the {@link #draw}. One list for the api, the bench's raw runs and its
      * reference server.
      */
     public static String[] admission(long couponId, String memberLimitKey, String addressLimitKey) {
@@ -109,7 +117,8 @@ public final class CouponKeys {
             stats(couponId),
             result(couponId),
             memberLimitKey,
-            addressLimitKey
+            addressLimitKey,
+            draw(couponId)
         };
     }
 
@@ -124,6 +133,7 @@ public final class CouponKeys {
                 done(couponId),
                 stats(couponId),
                 lease(couponId),
-                restoring(couponId));
+                restoring(couponId),
+                draw(couponId));
     }
 }

@@ -20,6 +20,7 @@ class CouponKeysTest {
                 CouponKeys::stats,
                 CouponKeys::lease,
                 CouponKeys::restoring,
+                CouponKeys::draw,
                 CouponKeys::retired);
         assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
         assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
@@ -37,7 +38,8 @@ class CouponKeysTest {
                         CouponKeys.done(42),
                         CouponKeys.stats(42),
                         CouponKeys.lease(42),
-                        CouponKeys.restoring(42))
+                        CouponKeys.restoring(42),
+                        CouponKeys.draw(42))
                 .doesNotContain(CouponKeys.retired(42));
     }
 

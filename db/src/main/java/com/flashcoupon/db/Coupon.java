@@ -12,6 +12,9 @@ import java.time.Instant;
  * @param rejectedSoldOutCount sold-out refusals in all, kept at retirement; null before
  * @param admittedSeenCount the most admissions the drainer saw in Redis (base + queue size)
  * @param unknownCount admissions Redis lost before they were published, counted by restores from MySQL
+ * @param queueing how members get their places ({@link Queueing})
+ * @param queueingWindowSeconds with {@link Queueing#RANDOMIZED_START}, the window after {@code openAt} whose members
+ *     are placed by a draw; 0 for FIFO
  */
 public record Coupon(
         long id,
@@ -34,7 +37,25 @@ public record Coupon(
         Integer admittedCount,
         Long rejectedSoldOutCount,
         int admittedSeenCount,
-        int unknownCount) {
+        int unknownCount,
+        Queueing queueing,
+        int queueingWindowSeconds) {
+
+    /** How an event orders its members (docs/architecture.md, "Queueing modes"). */
+    public enum Queueing {
+        /** first come, first served, from the opening second */
+        FIFO,
+        /**
+         * the members who ask within the window after {@code openAt} are placed in a random order drawn once when
+         * the window ends; first come after it
+         */
+        RANDOMIZED_START
+    }
+
+    /** When the draw of a {@link Queueing#RANDOMIZED_START} event takes place; null for FIFO. */
+    public Instant drawAt() {
+        return queueing == Queueing.RANDOMIZED_START ? openAt.plusSeconds(queueingWindowSeconds) : null;
+    }
 
     public boolean retired() {
         return retiredAt != null;

@@ -19,7 +19,7 @@ public class CouponRepository {
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
             + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count,"
-            + " admitted_seen_count, unknown_count";
+            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -34,15 +34,17 @@ public class CouponRepository {
 
     public long insert(NewCoupon coupon) {
         var keys = new GeneratedKeyHolder();
-        jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)")
+        jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days,"
+                        + " queueing, queueing_window_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         coupon.name(),
                         coupon.totalQuantity(),
                         timestamp(coupon.openAt()),
                         timestamp(coupon.closeAt()),
                         coupon.issueRatePerSecond(),
-                        coupon.validDays())
+                        coupon.validDays(),
+                        coupon.queueing().name(),
+                        coupon.queueingWindowSeconds())
                 .update(keys, "id");
         return keys.getKeyAs(Number.class).longValue();
     }
@@ -198,6 +200,27 @@ public class CouponRepository {
                 .update();
     }
 
+    /**
+     * Records the members a RANDOMIZED_START event's draw left out as FAILED SOLD_OUT (request_seq 0: they never had a
+     * place), so MySQL answers their status once the event is retired; the event's counters do not change (they count
+     * admitted members). Idempotent: members already recorded are skipped. Returns the rows inserted.
+     */
+    public int recordLeftOutOfDraw(long id, List<String> members, Instant at) {
+        if (members.isEmpty()) {
+            return 0;
+        }
+        StringBuilder sql = new StringBuilder(
+                "INSERT IGNORE INTO coupon_issue_failure (coupon_id, member_id, request_seq, reason, failed_at) VALUES ");
+        List<Object> params = new java.util.ArrayList<>(members.size() * 3);
+        for (int i = 0; i < members.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("(?, ?, 0, 'SOLD_OUT', ?)");
+            params.add(id);
+            params.add(members.get(i));
+            params.add(timestamp(at));
+        }
+        return jdbc.sql(sql.toString()).params(params).update();
+    }
+
     public void addDeadLettered(long id, int n) {
         jdbc.sql("UPDATE coupon SET dead_lettered_count = dead_lettered_count + ? WHERE id = ?")
                 .params(n, id)
@@ -232,7 +255,9 @@ public class CouponRepository {
                 rs.getObject("admitted_count", Integer.class),
                 rs.getObject("rejected_sold_out_count", Long.class),
                 rs.getInt("admitted_seen_count"),
-                rs.getInt("unknown_count"));
+                rs.getInt("unknown_count"),
+                Coupon.Queueing.valueOf(rs.getString("queueing")),
+                rs.getInt("queueing_window_seconds"));
     }
 
     static Timestamp timestamp(Instant instant) {

@@ -5,18 +5,24 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.CouponKeys;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Events end (docs/architecture.md, "An event's life"): once settled and past the retention, an event's Redis keys are
@@ -188,6 +194,129 @@ class EventRetirementTest {
                 "heap after 50 events %d MB, after 200 events %d MB (growth %d KB)%n",
                 heapAfterFirst >> 20, heapAfterSecond >> 20, growth >> 10);
         assertThat(growth).as("heap growth over 150 more past events, bytes").isLessThan(24L << 20);
+    }
+
+    /**
+     * A RANDOMIZED_START event (docs/architecture.md, "Queueing modes"): 20 members ask within its window for 5
+     * coupons; each hears 202 with the draw's time; when the window ends the 5 lowest tickets are placed, in the
+     * tickets' order, and issued, the 15 others are told SOLD_OUT (status, live stream, a repeated request); a member
+     * asking after the draw is refused; and once retired, MySQL answers all of them exactly as before.
+     */
+    @Test
+    @Order(5)
+    void shouldPlaceTheWindowsMembersByTheDrawAndAnswerAsBeforeWhenRetired() {
+        int window = 6;
+        Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Map<?, ?> created = admin(http.post().uri("/admin/v1/coupons"))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of(
+                        "name",
+                        "Fair start",
+                        "totalQuantity",
+                        5,
+                        "openAt",
+                        openAt.toString(),
+                        "issueRatePerSecond",
+                        1_000,
+                        "queueing",
+                        "RANDOMIZED_START",
+                        "queueingWindowSeconds",
+                        window))
+                .exchange()
+                .expectStatus()
+                .isCreated()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        long id = ((Number) created.get("id")).longValue();
+        Instant drawAt = openAt.plusSeconds(window);
+        assertThat(created.get("queueing")).isEqualTo("RANDOMIZED_START");
+        assertThat(created.get("drawAt")).isEqualTo(drawAt.toString());
+
+        List<String> members = Crowd.members("fair", 20);
+        for (String member : members) {
+            Map<?, ?> body = ask(id, member)
+                    .expectStatus()
+                    .isAccepted()
+                    .expectBody(Map.class)
+                    .returnResult()
+                    .getResponseBody();
+            assertThat(body.get("status")).isEqualTo("WAITING");
+            assertThat(body.get("drawAt")).isEqualTo(drawAt.toString());
+        }
+        assertThat(Instant.now()).as("the crowd asked within the window").isBefore(drawAt);
+        ask(id, members.get(3))
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.drawAt")
+                .isEqualTo(drawAt.toString());
+        assertThat(stack.redis.opsForZSet().zCard(CouponKeys.queue(id)))
+                .as("nobody has a place before the draw")
+                .isZero();
+        List<Map<String, Object>> stream = watch(id, members.get(7));
+        List<String> drawOrder = List.copyOf(stack.redis.opsForZSet().range(CouponKeys.draw(id), 0, -1));
+        assertThat(drawOrder).containsExactlyInAnyOrderElementsOf(members);
+
+        awaitIssued(id, 5);
+        List<String> issuedInOrder = stack.jdbc
+                .sql("SELECT member_id FROM coupon_wallet WHERE coupon_id = ? ORDER BY request_seq")
+                .param(id)
+                .query(String.class)
+                .list();
+        assertThat(issuedInOrder).as("the lowest tickets, in their order").isEqualTo(drawOrder.subList(0, 5));
+        assertThat(issuedInOrder)
+                .as("not simply the first to ask (1 chance in 15,504)")
+                .isNotEqualTo(members.subList(0, 5));
+        String leftOut = drawOrder.get(12);
+        status(id, leftOut)
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("FAILED")
+                .jsonPath("$.failureReason")
+                .isEqualTo("SOLD_OUT");
+        ask(id, "fair-late").expectStatus().isEqualTo(409);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        !stream.isEmpty() && !"WAITING".equals(stream.getLast().get("status")));
+        assertThat(stream.getFirst().get("drawAt")).isEqualTo(drawAt.toString());
+        assertThat(stream.getLast().get("status"))
+                .isEqualTo(drawOrder.indexOf(members.get(7)) < 5 ? "ISSUED" : "FAILED");
+
+        List<String> asked = new ArrayList<>(List.of(drawOrder.get(0), drawOrder.get(4), leftOut, "fair-late"));
+        Map<String, Object> before = answers(id, asked);
+        awaitRetired(id);
+
+        assertThat(answers(id, asked)).isEqualTo(before);
+        assertThat(before)
+                .containsEntry("ask fair-late", "409 SOLD_OUT")
+                .containsEntry("status fair-late", "404 REQUEST_NOT_FOUND");
+        assertThat(String.valueOf(before.get("ask " + leftOut))).contains("FAILED", "SOLD_OUT");
+        assertThat(stack.jdbc
+                        .sql("SELECT COUNT(*) FROM coupon_issue_failure WHERE coupon_id = ? AND request_seq = 0")
+                        .param(id)
+                        .query(Long.class)
+                        .single())
+                .as("the members the draw left out, recorded in MySQL when it retired")
+                .isEqualTo(15);
+    }
+
+    /** The member's live status stream: its status events, as they come. */
+    private static List<Map<String, Object>> watch(long couponId, String member) {
+        List<Map<String, Object>> statuses = new CopyOnWriteArrayList<>();
+        WebClient.create(stack.apiUrl())
+                .get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
+                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
+                .filter(event -> "status".equals(event.event()))
+                .subscribe(event -> statuses.add(event.data()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !statuses.isEmpty());
+        return statuses;
     }
 
     /** Creates {@code count} events of 3 coupons, asks 3 members each, waits until all are issued; returns the ids. */

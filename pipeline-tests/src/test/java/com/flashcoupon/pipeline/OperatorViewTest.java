@@ -101,6 +101,7 @@ class OperatorViewTest {
             wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("panel-title"), "Console flash sale"));
             long couponId = Long.parseLong(text(browser, "panel-title").replaceAll("^#(\\d+).*$", "$1"));
             assertThat(text(browser, "err-totalQuantity")).isEmpty();
+            assertThat(text(browser, "panel-window")).contains("first come, first served");
 
             // a small crowd over HTTP: the counters move on their own
             // (on a loaded machine an answer or two may be 503, Redis timing out: the panel must match the answers)

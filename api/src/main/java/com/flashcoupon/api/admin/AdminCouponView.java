@@ -1,5 +1,6 @@
 package com.flashcoupon.api.admin;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.db.Coupon;
@@ -26,7 +27,10 @@ record AdminCouponView(
         Lifecycle lifecycle,
         Instant settledAt,
         Instant retiredAt,
-        Pace pace) {
+        Pace pace,
+        Coupon.Queueing queueing,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Integer queueingWindowSeconds,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt) {
 
     /**
      * The rates behind the issuance and the waiting estimates (docs/http-api.md): the operator's, the drainer's
@@ -102,7 +106,10 @@ record AdminCouponView(
                 lifecycle(coupon, state),
                 coupon.settledAt(),
                 coupon.retiredAt(),
-                pace(coupon, seen));
+                pace(coupon, seen),
+                coupon.queueing(),
+                coupon.drawAt() == null ? null : coupon.queueingWindowSeconds(),
+                coupon.drawAt());
     }
 
     /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */

@@ -58,10 +58,16 @@ class CouponAdminService {
                 seconds(request.openAt()),
                 seconds(request.closeAt()),
                 request.issueRatePerSecond(),
-                request.validDaysOrDefault());
+                request.validDaysOrDefault(),
+                request.queueingOrDefault(),
+                request.queueingWindowSecondsOrZero());
         return blocking.call(() -> coupons.insert(coupon))
-                .handle(logging(
-                        id -> log.info("coupon {} created: {} of '{}'", id, coupon.totalQuantity(), coupon.name())))
+                .handle(logging(id -> log.info(
+                        "coupon {} created: {} of '{}', {}",
+                        id,
+                        coupon.totalQuantity(),
+                        coupon.name(),
+                        coupon.queueing())))
                 .flatMap(this::remirror);
     }
 
@@ -83,6 +89,12 @@ class CouponAdminService {
                     if (request.closeAt() != null && !request.closeAt().isAfter(coupon.openAt())) {
                         return Mono.error(
                                 ApiException.invalid("closeAt must be after openAt (" + coupon.openAt() + ")."));
+                    }
+                    if (request.closeAt() != null
+                            && coupon.drawAt() != null
+                            && !request.closeAt().isAfter(coupon.drawAt())) {
+                        return Mono.error(ApiException.invalid(
+                                "closeAt must be after the queueing window's draw (" + coupon.drawAt() + ")."));
                     }
                     return blocking.run(() -> {
                         // each update refuses a retired row: a retirement that committed since our read wins

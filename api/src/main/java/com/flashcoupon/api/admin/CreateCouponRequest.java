@@ -1,5 +1,6 @@
 package com.flashcoupon.api.admin;
 
+import com.flashcoupon.db.Coupon;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -8,20 +9,45 @@ import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Size;
 import java.time.Instant;
 
-/** {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30. */
+/**
+ * {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30, {@code queueing} to FIFO;
+ * RANDOMIZED_START takes {@code queueingWindowSeconds}, the window after {@code openAt} whose members are placed by a
+ * draw.
+ */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
         @NotNull @Min(1) @Max(10_000_000) Integer totalQuantity,
         @NotNull @StorableTime Instant openAt,
         @StorableTime Instant closeAt,
         @NotNull @Min(1) @Max(100_000) Integer issueRatePerSecond,
-        @Min(1) @Max(3650) Integer validDays) {
+        @Min(1) @Max(3650) Integer validDays,
+        Coupon.Queueing queueing,
+        @Min(1) @Max(3600) Integer queueingWindowSeconds) {
 
     static final int DEFAULT_VALID_DAYS = 30;
 
-    @AssertTrue(message = "must be after openAt")
+    @AssertTrue(message = "must be after openAt, and after the queueing window when there is one")
     boolean isCloseAt() {
-        return closeAt == null || openAt == null || closeAt.isAfter(openAt);
+        if (closeAt == null || openAt == null) {
+            return true;
+        }
+        Instant lastOfWindow = queueingWindowSeconds == null ? openAt : openAt.plusSeconds(queueingWindowSeconds);
+        return closeAt.isAfter(lastOfWindow);
+    }
+
+    @AssertTrue(message = "RANDOMIZED_START needs queueingWindowSeconds (1 to 3600); FIFO takes none")
+    boolean isQueueingWindowSeconds() {
+        return queueingOrDefault() == Coupon.Queueing.RANDOMIZED_START
+                ? queueingWindowSeconds != null
+                : queueingWindowSeconds == null;
+    }
+
+    Coupon.Queueing queueingOrDefault() {
+        return queueing == null ? Coupon.Queueing.FIFO : queueing;
+    }
+
+    int queueingWindowSecondsOrZero() {
+        return queueingWindowSeconds == null ? 0 : queueingWindowSeconds;
     }
 
     int validDaysOrDefault() {

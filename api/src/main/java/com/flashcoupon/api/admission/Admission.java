@@ -17,7 +17,11 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
         SOLD_OUT,
         NOT_OPEN_YET,
         CLOSED,
-        RATE_LIMITED;
+        RATE_LIMITED,
+        /** in a RANDOMIZED_START event's draw, newly: {@code sequence} is the provisional place, {@code done} drawAt */
+        DRAW_ENTERED,
+        /** in the draw, asked before it took place; as {@link #DRAW_ENTERED} */
+        DRAW_ASKED_BEFORE;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

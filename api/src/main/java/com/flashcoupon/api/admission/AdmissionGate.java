@@ -111,30 +111,30 @@ class AdmissionGate {
                     loadQueue(couponId);
                 }
             }
-            case ALREADY_ASKED, RATE_LIMITED -> {}
+            case ALREADY_ASKED, RATE_LIMITED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> {}
         }
     }
 
+    /**
+     * Loads the members a sold-out coupon still answers 200: its queue, and the members of its draw (a
+     * RANDOMIZED_START event's, told their outcome when they ask again).
+     */
     private void loadQueue(long couponId) {
         if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
             return;
         }
-        String queue = CouponKeys.queue(couponId);
-        redis.opsForZSet()
-                .size(queue)
-                .flatMapMany(size -> {
-                    if (size > MAX_MEMBERS_HELD) {
+        List<String> keys = List.of(CouponKeys.queue(couponId), CouponKeys.draw(couponId));
+        Flux.fromIterable(keys)
+                .concatMap(key -> redis.opsForZSet().size(key))
+                .collectList()
+                .flatMapMany(sizes -> {
+                    if (sizes.stream().mapToLong(Long::longValue).sum() > MAX_MEMBERS_HELD) {
                         soldOutQueues.replace(couponId, LOADING, TOO_BIG);
                         return Flux.empty();
                     }
-                    // a sold-out queue no longer grows, so pages by rank are stable (an admission after a restore
-                    // drops the LOADING marker, and this load with it)
-                    return Flux.range(0, (int) ((size + PAGE_SIZE - 1) / PAGE_SIZE))
-                            .concatMap(page -> redis.opsForZSet()
-                                    .range(
-                                            queue,
-                                            Range.closed(
-                                                    (long) page * PAGE_SIZE, (long) page * PAGE_SIZE + PAGE_SIZE - 1)));
+                    // a sold-out queue no longer grows, nor a drawn draw, so pages by rank are stable (an admission
+                    // after a restore drops the LOADING marker, and this load with it)
+                    return Flux.range(0, keys.size()).concatMap(k -> pages(keys.get(k), sizes.get(k)));
                 })
                 .collect(() -> ConcurrentHashMap.<String>newKeySet(), Set::add)
                 .subscribe(
@@ -150,6 +150,12 @@ class AdmissionGate {
                             }
                         },
                         error -> soldOutQueues.remove(couponId, LOADING));
+    }
+
+    private Flux<String> pages(String key, long size) {
+        return Flux.range(0, (int) ((size + PAGE_SIZE - 1) / PAGE_SIZE))
+                .concatMap(page -> redis.opsForZSet()
+                        .range(key, Range.closed((long) page * PAGE_SIZE, (long) page * PAGE_SIZE + PAGE_SIZE - 1)));
     }
 
     /**

@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -140,9 +141,11 @@ class AdmissionService {
         outcomes.get(admission.outcome()).increment();
         gate.learn(couponId, admission);
         Mono<Answer> answer = answer(couponId, memberId, admission);
-        boolean promise = admission.outcome() == Admission.Outcome.ADMITTED
-                || (admission.outcome() == Admission.Outcome.ALREADY_ASKED
-                        && admission.result().isEmpty());
+        boolean promise = switch (admission.outcome()) {
+            case ADMITTED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> true;
+            case ALREADY_ASKED -> admission.result().isEmpty();
+            default -> false;
+        };
         return promise && minReplicas > 0 ? replicated(couponId).then(answer) : answer;
     }
 
@@ -208,6 +211,16 @@ class AdmissionService {
                                 ? pace.waiting(
                                         couponId, memberId, admission.sequence(), admission.done(), admission.rate())
                                 : StatusService.fromResult(couponId, memberId, admission.result())));
+            case DRAW_ENTERED, DRAW_ASKED_BEFORE ->
+                Mono.just(new Answer(
+                        admission.outcome() == Admission.Outcome.DRAW_ENTERED,
+                        IssueStatus.inDraw(
+                                couponId,
+                                memberId,
+                                admission.sequence(),
+                                Instant.ofEpochMilli(admission.done()),
+                                clock.millis(),
+                                pace.pace(couponId, admission.rate()))));
             case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));
             case SOLD_OUT -> Mono.error(ApiException.soldOut(couponId));
             case NOT_OPEN_YET -> Mono.error(ApiException.notOpenYet(couponId));

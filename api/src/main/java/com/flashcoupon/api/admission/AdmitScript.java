@@ -6,7 +6,9 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -15,7 +17,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class AdmitScript {
 
-    static final String TEXT = RateLimits.withLimits("scripts/admit.lua");
+    static final String TEXT = LuaScripts.text("scripts/draw.lua") + RateLimits.withLimits("scripts/admit.lua");
 
     static final ScriptConnection.Script SCRIPT = ScriptConnection.Script.of(TEXT);
 
@@ -37,7 +39,15 @@ final class AdmitScript {
 
     static String[] args(String memberId, RateLimits.CouponLimits limits) {
         List<String> rates = limits.args();
-        return new String[] {memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3)};
+        return new String[] {memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3), ticket()};
+    }
+
+    /**
+     * A ticket for a RANDOMIZED_START event's draw (read by the script only within the window; kept once drawn, so
+     * asking again never draws again): a uniform random integer below 2^53, exact as a sorted set's score.
+     */
+    static String ticket() {
+        return Long.toString(ThreadLocalRandom.current().nextLong(1L << 53));
     }
 
     /** The reply; for {@code RATE_LIMITED}, {@code sequence} is the refusing limit (1 member, 2 address), {@code done} the wait in ms. */

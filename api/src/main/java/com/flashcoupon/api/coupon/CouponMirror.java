@@ -143,7 +143,8 @@ public class CouponMirror {
                 Long.toString(base),
                 Long.toString(coupon.version()),
                 Long.toString(known),
-                token);
+                token,
+                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()));
         return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
             if (outcome == RESTORED && base > 0) {
                 log.error(

@@ -49,8 +49,21 @@ class Drainer {
     private static final Logger log = LoggerFactory.getLogger(Drainer.class);
 
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> CLAIM =
-            RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class);
+    /** drain_claim.lua, with draw.lua in front: the tick draws a RANDOMIZED_START event's window once it is over. */
+    static List<String> claimKeys(long couponId) {
+        return List.of(
+                CouponKeys.lease(couponId),
+                CouponKeys.meta(couponId),
+                CouponKeys.queue(couponId),
+                CouponKeys.cursor(couponId),
+                CouponKeys.done(couponId),
+                CouponKeys.stats(couponId),
+                CouponKeys.seq(couponId),
+                CouponKeys.draw(couponId));
+    }
+
+    static final RedisScript<List> CLAIM = RedisScript.of(
+            LuaScripts.text("scripts/draw.lua") + LuaScripts.text("scripts/drain_claim.lua"), List.class);
 
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
@@ -168,13 +181,7 @@ class Drainer {
             }
             List<?> claim = redis.execute(
                     CLAIM,
-                    List.of(
-                            CouponKeys.lease(couponId),
-                            CouponKeys.meta(couponId),
-                            CouponKeys.queue(couponId),
-                            CouponKeys.cursor(couponId),
-                            CouponKeys.done(couponId),
-                            CouponKeys.stats(couponId)),
+                    claimKeys(couponId),
                     owner,
                     Long.toString(settings.leaseTtl().toMillis()));
             if (claim == null) {

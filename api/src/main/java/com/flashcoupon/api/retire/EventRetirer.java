@@ -168,6 +168,7 @@ class EventRetirer {
             }
             return;
         }
+        recordLeftOutOfDraw(coupon, now);
         if (coupons.markRetired(id, coupon.version(), now, state.admitted(), state.rejectedSoldOut())) {
             retiredEvents.increment();
             coupons.findById(id).ifPresent(this::removeKeys);
@@ -216,6 +217,38 @@ class EventRetirer {
                     repaired);
         }
     }
+
+    /**
+     * The members a RANDOMIZED_START event's draw left out are told SOLD_OUT by Redis (the draw and its mark); before
+     * Redis forgets them, MySQL records them, so their status and a repeated request answer the same after retirement.
+     * Page by page, idempotent: an instance that stops halfway leaves the rest to the next pass.
+     */
+    private void recordLeftOutOfDraw(Coupon coupon, Instant now) {
+        if (coupon.queueing() != Coupon.Queueing.RANDOMIZED_START) {
+            return;
+        }
+        long id = coupon.id();
+        String draw = CouponKeys.draw(id);
+        Long size = redis.opsForZSet().size(draw);
+        int recorded = 0;
+        for (long from = 0; size != null && from < size; from += DRAW_PAGE) {
+            List<String> page = List.copyOf(redis.opsForZSet().range(draw, from, from + DRAW_PAGE - 1));
+            List<Double> placed = redis.opsForZSet().score(CouponKeys.queue(id), page.toArray());
+            List<String> leftOut = new ArrayList<>();
+            for (int i = 0; i < page.size(); i++) {
+                if (placed == null || placed.get(i) == null) {
+                    leftOut.add(page.get(i));
+                }
+            }
+            recorded += coupons.recordLeftOutOfDraw(id, leftOut, now);
+        }
+        if (recorded > 0) {
+            log.info("coupon {}: {} members the draw left out recorded as SOLD_OUT in MySQL", id, recorded);
+        }
+    }
+
+    /** Members of a draw read and recorded per step when an event retires (one multi-row insert each). */
+    static final int DRAW_PAGE = 1_000;
 
     private void removeKeys(Coupon coupon) {
         long id = coupon.id();

@@ -4,11 +4,13 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.FailureReason;
 import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.LuaScripts;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -158,10 +160,33 @@ public class LiveStatusHub implements SmartLifecycle {
                 }
             }
         }
-        List<String> keys = List.of(CouponKeys.meta(couponId), CouponKeys.done(couponId), CouponKeys.result(couponId));
-        return redis.execute(TICK, keys, lookups)
+        List<String> drawn = new ArrayList<>();
+        long nowMillis = System.currentTimeMillis();
+        for (Map.Entry<String, Set<LiveStream>> entry : members.entrySet()) {
+            if (drawn.size() >= MAX_LOOKUPS) {
+                break;
+            }
+            for (LiveStream stream : entry.getValue()) {
+                Instant drawAt = stream.awaitingDraw();
+                if (drawAt != null && nowMillis >= drawAt.toEpochMilli()) {
+                    drawn.add(entry.getKey());
+                    break;
+                }
+            }
+        }
+        List<String> keys = List.of(
+                CouponKeys.meta(couponId),
+                CouponKeys.done(couponId),
+                CouponKeys.result(couponId),
+                CouponKeys.queue(couponId),
+                CouponKeys.draw(couponId));
+        List<String> args = new ArrayList<>(1 + lookups.size() + drawn.size());
+        args.add(Integer.toString(lookups.size()));
+        args.addAll(lookups);
+        args.addAll(drawn);
+        return redis.execute(TICK, keys, args)
                 .next()
-                .doOnNext(reply -> fanOut(couponId, members, lookups, reply, heartbeat))
+                .doOnNext(reply -> fanOut(couponId, members, lookups, drawn, reply, heartbeat))
                 .onErrorResume(e -> {
                     log.warn("live status tick of coupon {} failed: {}", couponId, e.toString());
                     return Mono.empty();
@@ -170,7 +195,12 @@ public class LiveStatusHub implements SmartLifecycle {
     }
 
     private void fanOut(
-            long couponId, Map<String, Set<LiveStream>> members, List<String> lookups, List<?> reply, boolean beat) {
+            long couponId,
+            Map<String, Set<LiveStream>> members,
+            List<String> lookups,
+            List<String> drawn,
+            List<?> reply,
+            boolean beat) {
         long done = number(reply, 0);
         IssuePace.Pace rate = pace.pace(couponId, (int) number(reply, 1));
         lastDone.put(couponId, done);
@@ -182,6 +212,19 @@ public class LiveStatusHub implements SmartLifecycle {
                 if (streams != null) {
                     streams.forEach(stream -> stream.finish(status));
                 }
+            }
+        }
+        for (int i = 0; i < drawn.size(); i++) {
+            long placed = number(reply, 2 + lookups.size() + i);
+            Set<LiveStream> streams = members.get(drawn.get(i));
+            if (streams == null || placed == 0) {
+                continue;
+            }
+            if (placed > 0) {
+                streams.forEach(stream -> stream.drawn(placed));
+            } else {
+                IssueStatus left = IssueStatus.failed(couponId, drawn.get(i), FailureReason.SOLD_OUT.name());
+                streams.forEach(stream -> stream.finish(left));
             }
         }
         long now = System.nanoTime();

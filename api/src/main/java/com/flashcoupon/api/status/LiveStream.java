@@ -1,5 +1,6 @@
 package com.flashcoupon.api.status;
 
+import java.time.Instant;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
@@ -20,6 +21,7 @@ final class LiveStream {
 
     private final Sinks.Many<ServerSentEvent<IssueStatus>> sink;
     private long sequence;
+    private Instant drawAt;
     private long position;
     private long lastSentNanos;
     private boolean finished;
@@ -51,6 +53,7 @@ final class LiveStream {
             return;
         }
         sequence = tracked.sequence();
+        drawAt = tracked.inDraw() ? tracked.status().drawAt() : null;
         position = tracked.status().position();
         lastSentNanos = nowNanos;
         sink.tryEmitNext(event(tracked.status()));
@@ -61,13 +64,30 @@ final class LiveStream {
         return finished ? 0 : sequence;
     }
 
+    /** When the draw this member waits for takes place; null when they are not in a pending draw. */
+    synchronized Instant awaitingDraw() {
+        return finished ? null : drawAt;
+    }
+
+    /** The draw placed this member at {@code sequence}: from now on the stream follows the queue like any other. */
+    synchronized void drawn(long placed) {
+        if (finished || drawAt == null) {
+            return;
+        }
+        drawAt = null;
+        sequence = placed;
+        position = 0;
+        lastSentNanos = 0;
+    }
+
     /** Sends the new position when it moved and the last event is at least {@code minGapNanos} old. */
     synchronized void progress(long done, IssuePace.Pace pace, long nowNanos, long minGapNanos) {
         if (finished || sequence == 0) {
             return;
         }
+        boolean first = lastSentNanos == 0;
         IssueStatus status = IssueStatus.waiting(couponId, memberId, sequence, done, pace);
-        if (status.position() == position || nowNanos - lastSentNanos < minGapNanos) {
+        if (!first && (status.position() == position || nowNanos - lastSentNanos < minGapNanos)) {
             return;
         }
         if (sink.tryEmitNext(event(status)).isSuccess()) {

@@ -9,6 +9,7 @@ import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.springframework.http.server.reactive.ServerHttpRequest;
@@ -60,7 +61,7 @@ public class StatusService {
         if (retired.find(couponId).isPresent()) {
             return limits.charge(charged)
                     .then(recorded(couponId, memberId))
-                    .map(status -> new Tracked(status, 0))
+                    .map(status -> new Tracked(status, 0, false))
                     .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
         }
         String[] keys = {
@@ -69,20 +70,35 @@ public class StatusService {
             CouponKeys.result(couponId),
             CouponKeys.done(couponId),
             charged.memberKey(),
-            charged.addressKey()
+            charged.addressKey(),
+            CouponKeys.draw(couponId)
         };
         List<String> rates = charged.args();
         return redis.eval(STATUS, keys, memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3))
                 .flatMap(reply -> switch ((int) number(reply, 0)) {
-                    case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1)));
+                    case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1), false));
                     case 2 -> Mono.error(limits.refused(number(reply, 1), number(reply, 2)));
-                    default -> recorded(couponId, memberId).map(status -> new Tracked(status, 0));
+                    case 3 -> Mono.just(new Tracked(inDraw(couponId, memberId, reply), 0, true));
+                    default -> recorded(couponId, memberId).map(status -> new Tracked(status, 0, false));
                 })
                 .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
     }
 
-    /** A status and, while it is WAITING, the member's admission sequence. */
-    record Tracked(IssueStatus status, long sequence) {}
+    /**
+     * A status and, while it is WAITING, the member's admission sequence; {@code inDraw} while the member waits for a
+     * RANDOMIZED_START event's draw (no sequence yet).
+     */
+    record Tracked(IssueStatus status, long sequence, boolean inDraw) {}
+
+    private IssueStatus inDraw(long couponId, String memberId, List<?> reply) {
+        return IssueStatus.inDraw(
+                couponId,
+                memberId,
+                number(reply, 1),
+                Instant.ofEpochMilli(number(reply, 2)),
+                System.currentTimeMillis(),
+                pace.pace(couponId, (int) number(reply, 3)));
+    }
 
     private IssueStatus fromRedis(long couponId, String memberId, List<?> reply) {
         String result = text(reply, 2);

@@ -99,7 +99,29 @@ class AdminWebTest extends WebSliceBase {
                         "INVALID_REQUEST",
                         400),
                 Arguments.of(
+                        "RANDOMIZED_START without a window",
+                        queueing("\"RANDOMIZED_START\"", null),
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of("a window for FIFO", queueing("\"FIFO\"", "10"), "INVALID_REQUEST", 400),
+                Arguments.of("a window over an hour", queueing("\"RANDOMIZED_START\"", "3601"), "INVALID_REQUEST", 400),
+                Arguments.of("a window of 0 s", queueing("\"RANDOMIZED_START\"", "0"), "INVALID_REQUEST", 400),
+                Arguments.of("an unknown queueing", queueing("\"LOTTERY\"", "10"), "INVALID_REQUEST", 400),
+                Arguments.of(
+                        "closeAt within the window",
+                        "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"2026-11-27T00:00:00Z\","
+                                + "\"closeAt\":\"2026-11-27T00:00:30Z\",\"issueRatePerSecond\":1,"
+                                + "\"queueing\":\"RANDOMIZED_START\",\"queueingWindowSeconds\":60}",
+                        "INVALID_REQUEST",
+                        400),
+                Arguments.of(
                         "oversized body", "{\"name\":\"" + "x".repeat(17 * 1024) + "\"}", "PAYLOAD_TOO_LARGE", 413));
+    }
+
+    private static String queueing(String queueing, String windowSeconds) {
+        return "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + OPEN_AT + "\",\"issueRatePerSecond\":1,"
+                + "\"queueing\":" + queueing
+                + (windowSeconds == null ? "" : ",\"queueingWindowSeconds\":" + windowSeconds) + "}";
     }
 
     private static String window(String openAt, String closeAt) {
@@ -119,7 +141,11 @@ class AdminWebTest extends WebSliceBase {
                 Arguments.of(
                         "window before 1970",
                         window("1960-01-01T00:00:00Z", "1965-01-01T00:00:00Z"),
-                        List.of("closeAt", "openAt")));
+                        List.of("closeAt", "openAt")),
+                Arguments.of(
+                        "RANDOMIZED_START without a window",
+                        queueing("\"RANDOMIZED_START\"", null),
+                        List.of("queueingWindowSeconds")));
     }
 
     private static String body(String name, String quantity, String rate) {

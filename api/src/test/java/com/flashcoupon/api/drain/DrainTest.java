@@ -11,7 +11,6 @@ import com.flashcoupon.api.support.SlowAcks;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
-import com.flashcoupon.contract.LuaScripts;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -24,7 +23,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.http.MediaType;
 
 /** The drainer against the real Redis and an in-process KRaft broker. */
@@ -166,17 +164,7 @@ class DrainTest extends ApiTestBase {
         assertThat(cursor(id))
                 .as("the drainer still waits for the acknowledgement")
                 .isZero();
-        List<?> claim = redis.execute(
-                RedisScript.of(LuaScripts.text("scripts/drain_claim.lua"), List.class),
-                List.of(
-                        CouponKeys.lease(id),
-                        CouponKeys.meta(id),
-                        CouponKeys.queue(id),
-                        CouponKeys.cursor(id),
-                        CouponKeys.done(id),
-                        CouponKeys.stats(id)),
-                "another-instance",
-                "5000");
+        List<?> claim = redis.execute(Drainer.CLAIM, Drainer.claimKeys(id), "another-instance", "5000");
         assertThat(((Number) claim.get(0)).longValue())
                 .as("the lease was renewed while the batch waited")
                 .isZero();
