@@ -11,18 +11,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Events end (docs/architecture.md, "An event's life"): once settled and past the retention, an event's Redis keys are
@@ -207,9 +203,9 @@ class EventRetirementTest {
     void shouldPlaceTheWindowsMembersByTheDrawAndAnswerAsBeforeWhenRetired() {
         int window = 6;
         Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Map<?, ?> created = admin(http.post().uri("/admin/v1/coupons"))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of(
+        Map<?, ?> created = Stack.createCoupon(
+                http,
+                Map.of(
                         "name",
                         "Fair start",
                         "totalQuantity",
@@ -221,13 +217,7 @@ class EventRetirementTest {
                         "queueing",
                         "RANDOMIZED_START",
                         "queueingWindowSeconds",
-                        window))
-                .exchange()
-                .expectStatus()
-                .isCreated()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+                        window));
         long id = ((Number) created.get("id")).longValue();
         Instant drawAt = openAt.plusSeconds(window);
         assertThat(created.get("queueing")).isEqualTo("RANDOMIZED_START");
@@ -254,7 +244,8 @@ class EventRetirementTest {
         assertThat(stack.redis.opsForZSet().zCard(CouponKeys.queue(id)))
                 .as("nobody has a place before the draw")
                 .isZero();
-        List<Map<String, Object>> stream = watch(id, members.get(7));
+        List<Map<String, Object>> stream = Stack.watch(stack.apiUrl(), id, members.get(7));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !stream.isEmpty());
         List<String> drawOrder = List.copyOf(stack.redis.opsForZSet().range(CouponKeys.draw(id), 0, -1));
         assertThat(drawOrder).containsExactlyInAnyOrderElementsOf(members);
 
@@ -301,22 +292,6 @@ class EventRetirementTest {
                         .single())
                 .as("the members the draw left out, recorded in MySQL when it retired")
                 .isEqualTo(15);
-    }
-
-    /** The member's live status stream: its status events, as they come. */
-    private static List<Map<String, Object>> watch(long couponId, String member) {
-        List<Map<String, Object>> statuses = new CopyOnWriteArrayList<>();
-        WebClient.create(stack.apiUrl())
-                .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
-                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
-                .accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve()
-                .bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
-                .filter(event -> "status".equals(event.event()))
-                .subscribe(event -> statuses.add(event.data()));
-        await().atMost(Duration.ofSeconds(10)).until(() -> !statuses.isEmpty());
-        return statuses;
     }
 
     /** Creates {@code count} events of 3 coupons, asks 3 members each, waits until all are issued; returns the ids. */

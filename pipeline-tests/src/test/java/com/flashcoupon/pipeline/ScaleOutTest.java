@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.stream.Collectors;
@@ -27,9 +26,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.core.ParameterizedTypeReference;
-import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.util.ReflectionTestUtils;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -125,8 +121,8 @@ class ScaleOutTest {
 
         // a member admitted by one instance and a live stream on each: both streams end with the member's wallet
         String watched = accepted.iterator().next();
-        List<Map<String, Object>> first = watch(stack.apiUrl(), couponId, watched);
-        List<Map<String, Object>> second = watch(Stack.urlOf(secondApi), couponId, watched);
+        List<Map<String, Object>> first = Stack.watch(stack.apiUrl(), couponId, watched);
+        List<Map<String, Object>> second = Stack.watch(Stack.urlOf(secondApi), couponId, watched);
 
         // both instances know the coupon sold out (cheap refusals); the admitted still get their place on either
         for (String url : List.of(stack.apiUrl(), Stack.urlOf(secondApi))) {
@@ -150,21 +146,6 @@ class ScaleOutTest {
                 .exchangeToMono(response ->
                         response.releaseBody().thenReturn(response.statusCode().value()))
                 .block(Duration.ofSeconds(10));
-    }
-
-    /** The member's live status stream on one instance: its status events, as they come. */
-    private static List<Map<String, Object>> watch(String url, long couponId, String member) {
-        List<Map<String, Object>> statuses = new CopyOnWriteArrayList<>();
-        WebClient.create(url)
-                .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
-                .header("Authorization", "Bearer " + Stack.token(member, List.of()))
-                .accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve()
-                .bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
-                .filter(event -> "status".equals(event.event()))
-                .subscribe(event -> statuses.add(event.data()));
-        return statuses;
     }
 
     private static boolean isIssued(List<Map<String, Object>> statuses) {

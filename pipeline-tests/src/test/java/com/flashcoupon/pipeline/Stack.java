@@ -112,11 +112,9 @@ final class Stack implements AutoCloseable {
 
     /** Creates an event open since five seconds ago, through the admin API of the api that {@code http} calls. */
     static long createCoupon(WebTestClient http, String name, int quantity, int ratePerSecond) {
-        Map<?, ?> body = http.post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
-                .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of(
+        Map<?, ?> body = createCoupon(
+                http,
+                Map.of(
                         "name",
                         name + " " + quantity,
                         "totalQuantity",
@@ -129,14 +127,40 @@ final class Stack implements AutoCloseable {
                         "issueRatePerSecond",
                         ratePerSecond,
                         "validDays",
-                        7))
+                        7));
+        return ((Number) body.get("id")).longValue();
+    }
+
+    /** Creates an event from this request body, through the admin API; returns the admin view (201). */
+    static Map<?, ?> createCoupon(WebTestClient http, Map<String, Object> request) {
+        return http.post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
+                .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue(request)
                 .exchange()
                 .expectStatus()
                 .isCreated()
                 .expectBody(Map.class)
                 .returnResult()
                 .getResponseBody();
-        return ((Number) body.get("id")).longValue();
+    }
+
+    /** The member's live status stream on the api at {@code url}: its status events, as they come. */
+    static List<Map<String, Object>> watch(String url, long couponId, String member) {
+        List<Map<String, Object>> statuses = new java.util.concurrent.CopyOnWriteArrayList<>();
+        org.springframework.web.reactive.function.client.WebClient.create(url)
+                .get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
+                .header("Authorization", "Bearer " + token(member, List.of()))
+                .accept(org.springframework.http.MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(
+                        new org.springframework.core.ParameterizedTypeReference<
+                                org.springframework.http.codec.ServerSentEvent<Map<String, Object>>>() {})
+                .filter(event -> "status".equals(event.event()))
+                .subscribe(event -> statuses.add(event.data()));
+        return statuses;
     }
 
     /** A client of the api, patient enough for a loaded machine. */
