@@ -113,6 +113,19 @@ public class CouponMirror {
                 .onErrorMap(MemberRestore.LockLost.class, lost -> ApiException.restoring(couponId));
     }
 
+    /** The keys mirror.lua takes, in its order. */
+    public static List<String> keys(long couponId) {
+        return List.of(
+                CouponKeys.meta(couponId),
+                CouponKeys.queue(couponId),
+                CouponKeys.seq(couponId),
+                CouponKeys.cursor(couponId),
+                CouponKeys.retired(couponId),
+                CouponKeys.done(couponId),
+                CouponKeys.result(couponId),
+                CouponKeys.restoring(couponId));
+    }
+
     /** One call of mirror.lua with the caller's restore token ('' for none). */
     private Mono<Long> script(Coupon coupon, String token) {
         long id = coupon.id();
@@ -124,15 +137,7 @@ public class CouponMirror {
         long base = Math.max(coupon.publishedCount(), decided);
         // anything MySQL knows of its admissions makes a lost coupon go through the restore (members, unknown count)
         long known = Math.max(base, coupon.admittedSeenCount());
-        List<String> keys = List.of(
-                CouponKeys.meta(id),
-                CouponKeys.queue(id),
-                CouponKeys.seq(id),
-                CouponKeys.cursor(id),
-                CouponKeys.retired(id),
-                CouponKeys.done(id),
-                CouponKeys.result(id),
-                CouponKeys.restoring(id));
+        List<String> keys = keys(id);
         List<String> args = List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),

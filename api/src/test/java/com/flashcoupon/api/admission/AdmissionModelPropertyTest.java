@@ -2,6 +2,7 @@ package com.flashcoupon.api.admission;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -189,15 +190,7 @@ class AdmissionModelPropertyTest {
     private static void mirror(long id, int total, boolean closed, int rate, long drawAt) {
         REDIS.execute(
                 MIRROR,
-                List.of(
-                        CouponKeys.meta(id),
-                        CouponKeys.queue(id),
-                        CouponKeys.seq(id),
-                        CouponKeys.cursor(id),
-                        CouponKeys.retired(id),
-                        CouponKeys.done(id),
-                        CouponKeys.result(id),
-                        CouponKeys.restoring(id)),
+                CouponMirror.keys(id),
                 "model",
                 Integer.toString(total),
                 Long.toString(System.currentTimeMillis() - 60_000),

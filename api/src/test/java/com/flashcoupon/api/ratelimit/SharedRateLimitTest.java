@@ -2,18 +2,16 @@ package com.flashcoupon.api.ratelimit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
@@ -35,19 +33,10 @@ class SharedRateLimitTest {
         kafka = new EmbeddedKafkaKraftBroker(1, 1);
         kafka.brokerListProperty("flash-coupon.private.kafka");
         kafka.afterPropertiesSet();
-        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
-        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
-        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
-        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
-        settings.put("server.port", "0");
-        settings.put("coupon.ratelimit.member-per-second", "2");
-        settings.put("coupon.ratelimit.address-per-second", "5");
-        settings.putAll(stringValues(ApiApplication.DEFAULTS));
-        String[] arguments = settings.entrySet().stream()
-                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
-                .toArray(String[]::new);
+        Map<String, String> limits =
+                Map.of("coupon.ratelimit.member-per-second", "2", "coupon.ratelimit.address-per-second", "5");
         for (int i = 0; i < 2; i++) {
-            instances.add(new SpringApplicationBuilder(ApiApplication.class).run(arguments));
+            instances.add(ApiInstance.start(kafka.getBrokersAsString(), limits));
         }
     }
 
@@ -55,12 +44,6 @@ class SharedRateLimitTest {
     static void stop() {
         instances.forEach(ConfigurableApplicationContext::close);
         kafka.destroy();
-    }
-
-    private static Map<String, String> stringValues(Map<String, Object> map) {
-        Map<String, String> strings = new HashMap<>();
-        map.forEach((key, value) -> strings.put(key, String.valueOf(value)));
-        return strings;
     }
 
     /** Tokens a bucket of {@code perSecond} can have refilled since {@code started}, rounded up. */
@@ -152,24 +135,7 @@ class SharedRateLimitTest {
     }
 
     private static long createCoupon() {
-        Map<?, ?> created = instance(0)
-                .post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .header("Content-Type", "application/json")
-                .bodyValue(Map.of(
-                        "name", "limits",
-                        "totalQuantity", 100,
-                        "openAt", java.time.Instant.now().minusSeconds(5).toString(),
-                        "issueRatePerSecond", 10,
-                        "validDays", 30))
-                .exchange()
-                .expectStatus()
-                .isCreated()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
-        return ((Number) created.get("id")).longValue();
+        return ApiInstance.createCoupon(instance(0), "limits", 100);
     }
 
     private static int call(int instance, String method, String path, String member) {

@@ -2,7 +2,7 @@ package com.flashcoupon.api.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.RedisProcess;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
@@ -11,14 +11,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -86,8 +82,8 @@ class ReplicaWaitTest {
                 TcpProxy clients = new TcpProxy("127.0.0.1", primary.port());
                 ConfigurableApplicationContext api = startApi(clients.port(), minReplicas)) {
             awaitReplicaLinked(replica);
-            WebTestClient http = client(api);
-            long coupon = createCoupon(http);
+            WebTestClient http = ApiInstance.client(api);
+            long coupon = ApiInstance.createCoupon(http, "replica wait", 10);
 
             assertThat(admit(http, coupon, "first")).isEqualTo(202);
             awaitReplicated(replica, coupon, "first");
@@ -117,50 +113,16 @@ class ReplicaWaitTest {
     }
 
     private static ConfigurableApplicationContext startApi(int redisPort, int minReplicas) {
-        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
-        settings.put("spring.data.redis.url", "redis://127.0.0.1:" + redisPort);
-        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
-        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
-        settings.put("server.port", "0");
-        settings.put("coupon.ratelimit.member-per-second", "0");
-        settings.put("coupon.ratelimit.address-per-second", "0");
-        settings.put("coupon.redis.min-replicas", Integer.toString(minReplicas));
-        settings.put("coupon.redis.replica-timeout", "300ms");
-        ApiApplication.DEFAULTS.forEach((key, value) -> settings.put(key, String.valueOf(value)));
-        // no drain: the admissions stay in the queue, where the test looks for them
-        settings.put("coupon.drain.tick", "1h");
-        String[] arguments = settings.entrySet().stream()
-                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
-                .toArray(String[]::new);
-        return new SpringApplicationBuilder(ApiApplication.class).run(arguments);
-    }
-
-    private static WebTestClient client(ConfigurableApplicationContext api) {
-        int port = ((WebServerApplicationContext) api).getWebServer().getPort();
-        return WebTestClient.bindToServer()
-                .baseUrl("http://127.0.0.1:" + port)
-                .responseTimeout(Duration.ofSeconds(10))
-                .build();
-    }
-
-    private static long createCoupon(WebTestClient http) {
-        Map<?, ?> created = http.post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .header("Content-Type", "application/json")
-                .bodyValue(Map.of(
-                        "name", "replica wait",
-                        "totalQuantity", 10,
-                        "openAt", Instant.now().minusSeconds(5).toString(),
-                        "issueRatePerSecond", 10,
-                        "validDays", 30))
-                .exchange()
-                .expectStatus()
-                .isCreated()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
-        return ((Number) created.get("id")).longValue();
+        return ApiInstance.start(
+                kafka.getBrokersAsString(),
+                Map.of(
+                        "spring.data.redis.url", "redis://127.0.0.1:" + redisPort,
+                        "coupon.ratelimit.member-per-second", "0",
+                        "coupon.ratelimit.address-per-second", "0",
+                        "coupon.redis.min-replicas", Integer.toString(minReplicas),
+                        "coupon.redis.replica-timeout", "300ms",
+                        // no drain: the admissions stay in the queue, where the test looks for them
+                        "coupon.drain.tick", "1h"));
     }
 
     private static int admit(WebTestClient http, long coupon, String member) {

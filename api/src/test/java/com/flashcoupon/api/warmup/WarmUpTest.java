@@ -2,16 +2,14 @@ package com.flashcoupon.api.warmup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.availability.ReadinessState;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
@@ -26,20 +24,12 @@ class WarmUpTest {
         EmbeddedKafkaKraftBroker kafka = new EmbeddedKafkaKraftBroker(1, 1);
         kafka.brokerListProperty("flash-coupon.private.kafka.warm-up");
         kafka.afterPropertiesSet();
-        Map<String, String> settings = new HashMap<>(TestEnvironment.database().springProperties());
-        settings.put("spring.data.redis.url", TestEnvironment.REDIS_URL);
-        settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
-        settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
-        settings.put("server.port", "0");
-        settings.put("coupon.ratelimit.member-per-second", "5");
-        settings.put("coupon.ratelimit.address-per-second", "5"); // the warm-up's coupon is not limited by address
-        settings.put("coupon.warmup.requests", "300");
-        settings.put("coupon.warmup.at-most", "2m"); // all of it, however busy the machine
-        ApiApplication.DEFAULTS.forEach((key, value) -> settings.put(key, String.valueOf(value)));
-        String[] arguments = settings.entrySet().stream()
-                .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
-                .toArray(String[]::new);
-        try (ConfigurableApplicationContext api = new SpringApplicationBuilder(ApiApplication.class).run(arguments)) {
+        Map<String, String> settings = Map.of(
+                "coupon.ratelimit.member-per-second", "5",
+                "coupon.ratelimit.address-per-second", "5", // the warm-up's coupon is not limited by address
+                "coupon.warmup.requests", "300",
+                "coupon.warmup.at-most", "2m"); // all of it, however busy the machine
+        try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
             MeterRegistry meters = api.getBean(MeterRegistry.class);
             assertThat(meters.get("coupon.admissions")
                             .tag("outcome", "ADMITTED")
