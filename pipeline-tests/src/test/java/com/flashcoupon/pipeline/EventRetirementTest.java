@@ -294,6 +294,51 @@ class EventRetirementTest {
                 .isEqualTo(15);
     }
 
+    /**
+     * Closed by an operator within its window, a RANDOMIZED_START event has nobody in its queue yet, but its draw's
+     * members still wait for their places: it settles only after the draw, and they are issued (the retention, 3 s, is
+     * shorter than what is left of the window).
+     */
+    @Test
+    @Order(6)
+    void shouldDrawAndIssueAFairStartClosedWithinItsWindowBeforeItSettles() {
+        Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Map<?, ?> created = Stack.createCoupon(
+                http,
+                Map.of(
+                        "name",
+                        "Fair start closed early",
+                        "totalQuantity",
+                        5,
+                        "openAt",
+                        openAt.toString(),
+                        "issueRatePerSecond",
+                        1_000,
+                        "queueing",
+                        "RANDOMIZED_START",
+                        "queueingWindowSeconds",
+                        8));
+        long id = ((Number) created.get("id")).longValue();
+        List<String> members = Crowd.members("closed-early", 3);
+        members.forEach(member -> ask(id, member).expectStatus().isAccepted());
+        admin(http.post().uri("/admin/v1/coupons/{id}/close", id))
+                .exchange()
+                .expectStatus()
+                .isOk();
+
+        awaitIssued(id, 3);
+        assertThat(Instant.now()).as("issued after the draw").isAfterOrEqualTo(openAt.plusSeconds(8));
+        awaitRetired(id);
+        for (String member : members) {
+            status(id, member)
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.status")
+                    .isEqualTo("ISSUED");
+        }
+    }
+
     /** Creates {@code count} events of 3 coupons, asks 3 members each, waits until all are issued; returns the ids. */
     private static List<Long> runEvents(String wave, int count) {
         List<Long> ids = new ArrayList<>();

@@ -150,7 +150,7 @@ class EventRetirer {
         var inRedis = states.read(id).blockOptional(REDIS_WAIT);
         inRedis.ifPresent(state -> repairIfResultsLost(coupon, state));
         CouponState state = inRedis.orElseGet(() -> CouponState.retired(coupon, now.toEpochMilli()));
-        if (!settled(coupon, state)) {
+        if (!settled(coupon, state) || (inRedis.isPresent() && drawPending(coupon))) {
             return;
         }
         // both updates only from the version read with the row: an operator's change since then (a later closeAt
@@ -216,6 +216,14 @@ class EventRetirer {
                     id,
                     repaired);
         }
+    }
+
+    /**
+     * A RANDOMIZED_START event whose draw has not taken place (closed by an operator within its window, say) has
+     * members without an outcome yet, though nobody is in its queue: it is not settled.
+     */
+    private boolean drawPending(Coupon coupon) {
+        return coupon.drawAt() != null && !"1".equals(redis.opsForHash().get(CouponKeys.meta(coupon.id()), "drawn"));
     }
 
     /**
