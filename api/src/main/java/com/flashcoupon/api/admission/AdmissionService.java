@@ -201,7 +201,7 @@ class AdmissionService {
             case ADMITTED -> {
                 IssueStatus status =
                         pace.waiting(couponId, memberId, admission.sequence(), admission.done(), admission.rate());
-                pace.estimated(couponId, admission.sequence(), status.estimatedWaitSeconds(), System.nanoTime());
+                pace.estimated(couponId, admission.sequence(), status.estimatedWaitMillis(), System.nanoTime());
                 yield Mono.just(new Answer(true, status));
             }
             case ALREADY_ASKED ->

@@ -229,7 +229,10 @@ class Drainer {
             long inFlight = Math.max(0, base + cursor - done);
             governor.resume(couponId, effective, reason);
             RateGovernor.Decision decision = governor.decide(
-                    couponId, configured, new RateGovernor.Signals(writeMillis, inFlight, done), System.nanoTime());
+                    couponId,
+                    configured,
+                    new RateGovernor.Signals(writeMillis, inFlight, done, pace.clearingRate(couponId)),
+                    System.nanoTime());
             if (decision.changed() || storedRate.isEmpty() != (decision.rate() >= configured)) {
                 storeRate(couponId, decision, configured);
             }

@@ -1,8 +1,10 @@
 package com.flashcoupon.api.status;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
@@ -17,8 +19,8 @@ import org.springframework.stereotype.Component;
  * rate ({@code RateGovernor}).
  *
  * <p>The estimate divides the position by the assumed rate: the effective rate while the pipeline keeps up (issuance
- * then runs at the drainer's pace, nothing else), and the measured rate (an exponentially weighted average of how fast
- * {@code done} grows, over about {@link #TAU_SECONDS} seconds) when the worker or MySQL falls behind, never more than
+ * then runs at the drainer's pace, nothing else), and the measured rate (the least-squares slope of {@code done} over the last
+ * {@link #WINDOW_NANOS 5 seconds} of ticks with a backlog) when the worker or MySQL falls behind, never more than
  * the effective rate. A measured rate only counts while there was a backlog to issue: an idle coupon is not a slow one.
  *
  * <p>It also measures its own error: for a sample of the admissions this instance answered, the estimate given then
@@ -28,11 +30,21 @@ import org.springframework.stereotype.Component;
 @Component
 public class IssuePace {
 
-    /** Time constant of the measured rate: short enough to follow a rate change within a few seconds. */
-    static final double TAU_SECONDS = 1.5;
+    /**
+     * The measured rate is the slope of {@code done} over this much of the latest busy ticks: {@code done} moves by the
+     * worker's batches, in steps, and a rate measured over a fraction of a second swung from 0 to twice the real one
+     * (a worker limited to 50 writes/s gave estimates from 0.4 to 300 per second, p90 error over 1,000%).
+     */
+    static final long WINDOW_NANOS = 5_000_000_000L;
 
-    /** Shortest interval a rate sample is measured over: {@code done} moves by worker batches, not smoothly. */
-    static final long MIN_SAMPLE_NANOS = 400_000_000L;
+    /** A window shorter than this measures nothing yet: two or three worker batches at least. */
+    static final long MIN_WINDOW_NANOS = 1_500_000_000L;
+
+    /**
+     * Nor one where {@code done} moved fewer times than this: a worker that paused after its first batch once gave a
+     * slope of 0.1/s, and estimates of three hours.
+     */
+    static final int MIN_STEPS = 3;
 
     /** In-flight requests (published, no outcome yet) worth more than this many seconds mean the pipeline is behind. */
     static final double BEHIND_SECONDS = 1.0;
@@ -43,7 +55,7 @@ public class IssuePace {
     static final int ERRORS_KEPT = 1000;
     static final int PENDING_KEPT = 20_000;
 
-    /** Waits shorter than this are not scored: the estimate is in whole seconds, so its error there says little. */
+    /** Waits shorter than this are not scored: one drain tick and a worker batch are a large part of them. */
     static final double MIN_SCORED_WAIT_SECONDS = 2.0;
 
     private final Map<Long, CouponPace> coupons = new ConcurrentHashMap<>();
@@ -96,9 +108,18 @@ public class IssuePace {
     }
 
     /** Keeps the estimate given to a newly admitted member, to score it when the member's turn comes. */
-    public void estimated(long couponId, long sequence, long estimatedSeconds, long nowNanos) {
+    public void estimated(long couponId, long sequence, Long estimatedMillis, long nowNanos) {
+        if (estimatedMillis == null) {
+            return; // no rate, no estimate to score
+        }
         CouponPace pace = coupons.computeIfAbsent(couponId, id -> new CouponPace());
-        pace.estimated(sequence, estimatedSeconds, nowNanos);
+        pace.estimated(sequence, estimatedMillis, nowNanos);
+    }
+
+    /** How fast outcomes came in over the last busy seconds, per second; 0 when not measured lately. */
+    public double clearingRate(long couponId) {
+        CouponPace pace = coupons.get(couponId);
+        return pace == null ? 0 : pace.clearingRate(nanoTime.getAsLong());
     }
 
     /** The drainer's effective rate and the reason of a cut, as this instance saw them last (empty if not seen). */
@@ -145,18 +166,17 @@ public class IssuePace {
         public static final Snapshot NONE = new Snapshot(0, 0, "", 0, 0, 0, null, null);
     }
 
-    private record Pending(long sequence, long estimatedSeconds, long admittedNanos) {}
+    private record Pending(long sequence, long estimatedMillis, long admittedNanos) {}
 
     private static final class CouponPace {
         private int configuredRate;
         private double effectiveRate;
         private String cutReason = "";
         private double measured = -1; // -1: never measured
-        private double deviation; // weighted mean absolute deviation of the samples from the average
+        private double deviation; // how far the window's two halves disagree on the rate
         private long measuredAtNanos;
-        private long lastDone = -1;
-        private long lastNanos;
-        private long lastBacklog;
+        private final ArrayDeque<long[]> window = new ArrayDeque<>(); // {nanos, done} of busy ticks
+        private long firstBusyDone = -1; // done when the busy spell began, until its first outcome
         private boolean behind;
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
@@ -171,30 +191,80 @@ public class IssuePace {
             cutReason = reason == null ? "" : reason;
             double rate = effectiveRate;
             behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
-            if (lastDone < 0 || done < lastDone) {
-                lastDone = done;
-                lastNanos = now;
-                lastBacklog = admitted - done;
-            } else if (now - lastNanos >= MIN_SAMPLE_NANOS) {
-                double seconds = (now - lastNanos) / 1e9;
-                double sample = (done - lastDone) / seconds;
-                // only a backlog that could have kept the pipeline busy says how fast it can go
-                if (rate > 0 && lastBacklog >= rate * seconds) {
-                    if (measured < 0) {
-                        measured = sample;
-                        deviation = 0;
-                    } else {
-                        double weight = 1 - Math.exp(-seconds / TAU_SECONDS);
-                        deviation += weight * (Math.abs(sample - measured) - deviation);
-                        measured += weight * (sample - measured);
-                    }
-                    measuredAtNanos = now;
+            if (!window.isEmpty() && done < window.peekLast()[1]) {
+                window.clear(); // the counters started again (the event's state was rebuilt)
+                firstBusyDone = -1;
+            }
+            // only a backlog that keeps the pipeline busy says how fast it can go: an idle coupon is not a slow one
+            if (rate > 0 && published > done) {
+                if (window.isEmpty() && (firstBusyDone < 0 || done == firstBusyDone)) {
+                    // the window starts at the first outcome of a busy spell: before it, the pipeline's start-up
+                    // (the worker's first poll) would count as a slow rate
+                    firstBusyDone = done;
+                    score(done, now);
+                    return;
                 }
-                lastDone = done;
-                lastNanos = now;
-                lastBacklog = admitted - done;
+                window.addLast(new long[] {now, done});
+                while (now - window.peekFirst()[0] > WINDOW_NANOS) {
+                    window.removeFirst();
+                }
+                if (now - window.peekFirst()[0] >= MIN_WINDOW_NANOS && steps() >= MIN_STEPS) {
+                    measure(now);
+                }
+            } else {
+                window.clear();
+                firstBusyDone = -1;
             }
             score(done, now);
+        }
+
+        /** How many times done moved within the window. */
+        private int steps() {
+            int steps = 0;
+            long last = -1;
+            for (long[] sample : window) {
+                if (last >= 0 && sample[1] != last) {
+                    steps++;
+                }
+                last = sample[1];
+            }
+            return steps;
+        }
+
+        /** The slope of the window, and how far its older and newer halves disagree (the range's width). */
+        private void measure(long now) {
+            List<long[]> samples = List.copyOf(window);
+            measured = Math.max(0, slope(samples, 0, samples.size()));
+            int half = samples.size() / 2;
+            deviation =
+                    half >= 2 ? Math.abs(slope(samples, 0, half + 1) - slope(samples, half, samples.size())) / 2 : 0;
+            measuredAtNanos = now;
+        }
+
+        /** Least-squares slope of done over time, per second, of {@code samples[from, to)}. */
+        private static double slope(List<long[]> samples, int from, int to) {
+            long t0 = samples.get(from)[0];
+            double n = to - from;
+            double sumT = 0;
+            double sumD = 0;
+            for (int i = from; i < to; i++) {
+                sumT += (samples.get(i)[0] - t0) / 1e9;
+                sumD += samples.get(i)[1];
+            }
+            double meanT = sumT / n;
+            double meanD = sumD / n;
+            double num = 0;
+            double den = 0;
+            for (int i = from; i < to; i++) {
+                double t = (samples.get(i)[0] - t0) / 1e9 - meanT;
+                num += t * (samples.get(i)[1] - meanD);
+                den += t * t;
+            }
+            return den > 0 ? num / den : 0;
+        }
+
+        synchronized double clearingRate(long now) {
+            return measured >= 0 && now - measuredAtNanos < STALE_NANOS ? measured : 0;
         }
 
         synchronized Pace pace(int configured, long now) {
@@ -203,22 +273,24 @@ public class IssuePace {
                 return Pace.configured(configured);
             }
             boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
-            if (!fresh || !behind) {
-                // keeping up: issuance runs at the drainer's pace
+            if (!fresh || !(behind || !cutReason.isEmpty())) {
+                // keeping up, no cut in force: issuance runs at the drainer's pace
                 double slow = fresh
                         ? Math.min(ceiling, Math.max(measured - 2 * deviation, ceiling * RATE_CUT_FACTOR))
                         : ceiling * RATE_CUT_FACTOR;
                 return new Pace(ceiling, ceiling, slow, fresh);
             }
-            double assumed = Math.max(0.1, Math.min(ceiling, measured));
-            double fast = Math.min(ceiling, measured + 2 * deviation);
+            // behind, or the drainer's rate cut for the database: the worker or MySQL sets the pace, whatever the
+            // drainer's rate is now (the governor moves it around what they take), never above the operator's
+            double assumed = Math.max(0.1, Math.min(configured, measured));
+            double fast = Math.min(configured, measured + 2 * deviation);
             double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
             return new Pace(assumed, Math.max(assumed, fast), slow, true);
         }
 
-        synchronized void estimated(long sequence, long estimatedSeconds, long now) {
+        synchronized void estimated(long sequence, long estimatedMillis, long now) {
             if (pending.size() < PENDING_KEPT) {
-                pending.add(new Pending(sequence, estimatedSeconds, now));
+                pending.add(new Pending(sequence, estimatedMillis, now));
             }
         }
 
@@ -228,7 +300,7 @@ public class IssuePace {
                 Pending turn = pending.poll();
                 double actual = (now - turn.admittedNanos()) / 1e9;
                 if (actual >= MIN_SCORED_WAIT_SECONDS) {
-                    errors[errorNext] = Math.abs(turn.estimatedSeconds() - actual) / actual;
+                    errors[errorNext] = Math.abs(turn.estimatedMillis() / 1000.0 - actual) / actual;
                     errorNext = (errorNext + 1) % errors.length;
                     errorCount = Math.min(errorCount + 1, errors.length);
                 }

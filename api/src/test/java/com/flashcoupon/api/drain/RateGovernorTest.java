@@ -56,6 +56,23 @@ class RateGovernorTest {
     }
 
     @Test
+    void shouldMeasureTheBacklogAtTheRateItClearsNotAtACutRate() {
+        // a worker that clears 43/s: 110 in flight is 2.6 s of its work. At the effective rate after two cuts (50/s,
+        // then 25/s) the same backlog would look like 2.2 s, then 4.4 s, and call for a third cut
+        governor.decide(1, 100, new RateGovernor.Signals(400, 10), 0); // 50
+        governor.decide(1, 100, new RateGovernor.Signals(400, 10), 3 * SECOND); // 25
+
+        RateGovernor.Decision decision = governor.decide(1, 100, new RateGovernor.Signals(0, 110, 500, 43), 6 * SECOND);
+
+        assertThat(decision.rate()).as("no third cut").isGreaterThanOrEqualTo(25);
+        assertThat(governor.decide(1, 100, new RateGovernor.Signals(0, 140, 600, 43), 9 * SECOND)
+                        .reason())
+                .as("3.3 s at 43/s is over the bound")
+                .startsWith("CONSUMER_LAG")
+                .contains("43.0 outcomes/s");
+    }
+
+    @Test
     void shouldCutWhenNothingGetsAnOutcomeForLongerThanTheBoundWhileRequestsAreInFlight() {
         // the worker's transactions fail and are retried: no latency reported, a small backlog, no progress
         for (long t = 0; t <= 3; t++) {

@@ -22,6 +22,17 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldRoundTheWaitToTheNearestSecondAndGiveItInMillisecondsToo() {
+        assertThat(pace.waiting(1, "m", 25, 0, 10).estimatedWaitSeconds()).isEqualTo(3); // 2.5 s
+        assertThat(pace.waiting(1, "m", 24, 0, 10).estimatedWaitSeconds()).isEqualTo(2); // 2.4 s
+        assertThat(pace.waiting(1, "m", 24, 0, 10).estimatedWaitMillis()).isEqualTo(2_400);
+        assertThat(pace.waiting(1, "m", 1, 0, 100).estimatedWaitSeconds())
+                .as("never 0 while waiting")
+                .isEqualTo(1);
+        assertThat(pace.waiting(1, "m", 1, 0, 100).estimatedWaitMillis()).isEqualTo(10);
+    }
+
+    @Test
     void shouldAssumeTheEffectiveRateWhileThePipelineKeepsUp() {
         // 20/s configured, the drainer cut it to 10/s; issuance follows at 10/s with little in flight
         feed(0, 10, 10, 20, 10);
@@ -45,6 +56,34 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldMeasureASteadyRateFromAWorkerThatConfirmsInBursts() {
+        // 100/s published; the worker confirms 50 at once every second: 50/s, in steps
+        long now = 0;
+        for (int tick = 0; tick <= 100; tick++, now += 200 * MS) {
+            long done = (tick / 5) * 50L;
+            pace.observe(1, done, tick * 20L, 100_000, 100, 100, "", now);
+            clock = now;
+            if (tick >= 25) {
+                assertThat(pace.pace(1, 100).assumed())
+                        .as("the rate assumed at tick %d", tick)
+                        .isBetween(45.0, 55.0);
+            }
+        }
+    }
+
+    @Test
+    void shouldAssumeTheMeasuredRateWhileTheDrainersRateIsCutForTheDatabase() {
+        // the governor raised the cut rate back to 90/s; the worker still confirms 45/s, with little in flight
+        long now = 0;
+        for (int tick = 0; tick <= 50; tick++, now += 200 * MS) {
+            pace.observe(1, tick * 9L, tick * 9L + 20, 100_000, 100, 90, "CONSUMER_LAG: ...", now);
+            clock = now;
+        }
+
+        assertThat(pace.pace(1, 100).assumed()).isCloseTo(45, within(1.0));
+    }
+
+    @Test
     void shouldNotTakeAnIdleCouponForASlowOne() {
         long now = 0;
         for (int tick = 0; tick < 50; tick++, now += 200 * MS) {
@@ -59,8 +98,8 @@ class IssuePaceTest {
     void shouldScoreTheEstimatesGivenAtAdmissionWhenTheMembersTurnComes() {
         long now = 0;
         pace.observe(1, 0, 0, 0, 10, 10, "", now);
-        pace.estimated(1, 40, 5, now); // told 5 s, issued after 4 s: error 0.25
-        pace.estimated(1, 30, 3, now); // told 3 s, issued after 3 s: error 0
+        pace.estimated(1, 40, 5_000L, now); // told 5 s, issued after 4 s: error 0.25
+        pace.estimated(1, 30, 3_000L, now); // told 3 s, issued after 3 s: error 0
         for (int tick = 1; tick <= 25; tick++) {
             now += 200 * MS;
             long done = tick * 2L; // 10/s

@@ -10,6 +10,11 @@ import com.flashcoupon.loadgen.engine.ProgressListener;
 import com.flashcoupon.loadgen.engine.ResponseClassifier;
 import com.flashcoupon.loadgen.jwt.JwtMinter;
 import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -167,7 +172,7 @@ public final class CrowdCommand {
                         + e.getMessage().lines().findFirst().orElse(""));
             }
             if (db != null) {
-                notes.addAll(estimates.report(db.issuedAt(), memberIds, rateChangedAt.get()));
+                notes.addAll(estimateReport(settings, estimates, db, memberIds, rateChangedAt.get()));
             }
             List<Check> checks = new ArrayList<>();
             CrowdReport.Issuance issuance = issuance(waited, answers.firstAccepted(), db);
@@ -208,6 +213,22 @@ public final class CrowdCommand {
             out.print(Summary.format(report));
             out.flush();
             return report.passed() ? PASSED : FAILED;
+        }
+    }
+
+    /** The estimates' scores; every scored estimate also in {@code --estimate-csv} when given. */
+    private static List<String> estimateReport(
+            CrowdSettings settings, WaitEstimates estimates, WalletSnapshot db, String[] memberIds, long changedAt) {
+        if (settings.estimateCsv().isEmpty()) {
+            return estimates.report(db.issuedAt(), memberIds, changedAt);
+        }
+        try (var out =
+                new PrintWriter(Files.newBufferedWriter(Path.of(settings.estimateCsv()), StandardCharsets.UTF_8))) {
+            List<String> lines = new ArrayList<>(estimates.report(db.issuedAt(), memberIds, changedAt, out::println));
+            lines.add("every scored estimate in " + settings.estimateCsv());
+            return lines;
+        } catch (java.io.IOException e) {
+            throw new UncheckedIOException("cannot write " + settings.estimateCsv(), e);
         }
     }
 

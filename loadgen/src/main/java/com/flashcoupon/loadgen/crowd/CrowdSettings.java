@@ -28,7 +28,8 @@ record CrowdSettings(
         String dbPassword,
         int estimateSample,
         Duration rateChangeAfter,
-        int rateChangeTo) {
+        int rateChangeTo,
+        String estimateCsv) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
@@ -61,7 +62,12 @@ record CrowdSettings(
                     "change-rate-after",
                     "CROWD_CHANGE_RATE_AFTER",
                     "the operator changes the rate this long after the crowd starts (default: never)"),
-            new Option("change-rate-to", "CROWD_CHANGE_RATE_TO", "the rate it changes to (default half of --rate)"));
+            new Option("change-rate-to", "CROWD_CHANGE_RATE_TO", "the rate it changes to (default half of --rate)"),
+            new Option(
+                    "estimate-csv",
+                    "CROWD_ESTIMATE_CSV",
+                    "also write every scored estimate to this CSV file (member, told at, position, estimated and"
+                            + " actual wait; default: none)"));
 
     static CrowdSettings from(Flags flags, Map<String, String> env) {
         String port = env.getOrDefault("COUPON_API_PORT", "8080");
@@ -100,7 +106,8 @@ record CrowdSettings(
                 flags.string("db-password", "coupon"),
                 flags.integer("estimate-sample", 400, 0, 100_000),
                 flags.duration("change-rate-after", Duration.ZERO),
-                flags.integer("change-rate-to", 0, 0, 100_000));
+                flags.integer("change-rate-to", 0, 0, 100_000),
+                flags.string("estimate-csv", ""));
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -24,7 +25,14 @@ final class WaitEstimates {
     /** After a rate change the estimate is expected to be right again within this long (issue 13). */
     static final long SETTLE_MILLIS = 5_000;
 
-    record Told(int member, long atMillis, long estimatedSeconds, boolean atAdmission) {}
+    /** One estimate told: {@code estimatedMillis} is the precise one ({@code estimatedWaitMillis}), -1 if absent. */
+    record Told(
+            int member,
+            long atMillis,
+            long position,
+            long estimatedSeconds,
+            long estimatedMillis,
+            boolean atAdmission) {}
 
     private final JsonMapper json;
     private final ConcurrentLinkedQueue<Told> told = new ConcurrentLinkedQueue<>();
@@ -41,7 +49,14 @@ final class WaitEstimates {
         }
         JsonNode estimate = node.path("estimatedWaitSeconds");
         if (estimate.isNumber()) {
-            told.add(new Told(member, atMillis, estimate.longValue(), atAdmission));
+            JsonNode precise = node.path("estimatedWaitMillis");
+            told.add(new Told(
+                    member,
+                    atMillis,
+                    node.path("position").asLong(0),
+                    estimate.longValue(),
+                    precise.isNumber() ? precise.longValue() : -1,
+                    atAdmission));
         }
         return true;
     }
@@ -60,10 +75,19 @@ final class WaitEstimates {
      * 0) status reads in the 5 s after the change and after that.
      */
     List<String> report(Map<String, LocalDateTime> issuedAt, String[] memberIds, long changedAtMillis) {
-        List<Double> admission = new ArrayList<>();
-        List<Double> reads = new ArrayList<>();
-        List<Double> settling = new ArrayList<>();
-        List<Double> settled = new ArrayList<>();
+        return report(issuedAt, memberIds, changedAtMillis, line -> {});
+    }
+
+    /**
+     * The same, and every scored estimate as a CSV line to {@code csv} (header first). When the api gave the precise
+     * estimate too ({@code estimatedWaitMillis}), it is scored on a line of its own: whole seconds alone are up to half
+     * a second off, which is more than 10% of any wait under five seconds.
+     */
+    List<String> report(
+            Map<String, LocalDateTime> issuedAt, String[] memberIds, long changedAtMillis, Consumer<String> csv) {
+        csv.accept("member,told_at_ms,at_admission,position,estimated_s,estimated_ms,actual_s,error,precise_error");
+        Scores seconds = new Scores();
+        Scores precise = new Scores();
         for (Told t : told) {
             LocalDateTime issued = issuedAt.get(memberIds[t.member()]);
             if (issued == null) {
@@ -74,6 +98,47 @@ final class WaitEstimates {
                 continue;
             }
             double error = Math.abs(t.estimatedSeconds() - actual) / actual;
+            double preciseError =
+                    t.estimatedMillis() < 0 ? -1 : Math.abs(t.estimatedMillis() / 1000.0 - actual) / actual;
+            csv.accept(String.format(
+                    Locale.ROOT,
+                    "%s,%d,%b,%d,%d,%d,%.3f,%.4f,%.4f",
+                    memberIds[t.member()],
+                    t.atMillis(),
+                    t.atAdmission(),
+                    t.position(),
+                    t.estimatedSeconds(),
+                    t.estimatedMillis(),
+                    actual,
+                    error,
+                    preciseError));
+            seconds.add(t, error, changedAtMillis);
+            if (preciseError >= 0) {
+                precise.add(t, preciseError, changedAtMillis);
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("wait estimates vs wallet issued_at (waits of 1 s or more): " + seconds.describe());
+        if (!precise.isEmpty()) {
+            lines.add("precise wait estimates (estimatedWaitMillis): " + precise.describe());
+        }
+        if (changedAtMillis > 0) {
+            Scores after = precise.isEmpty() ? seconds : precise;
+            lines.add("after the rate change, status reads" + (precise.isEmpty() ? "" : " (precise)") + ": within 5 s "
+                    + errors(after.settling).describe() + "; later "
+                    + errors(after.settled).describe());
+        }
+        return lines;
+    }
+
+    /** The errors of one kind of estimate, by when they were told. */
+    private static final class Scores {
+        final List<Double> admission = new ArrayList<>();
+        final List<Double> reads = new ArrayList<>();
+        final List<Double> settling = new ArrayList<>();
+        final List<Double> settled = new ArrayList<>();
+
+        void add(Told t, double error, long changedAtMillis) {
             if (t.atAdmission()) {
                 admission.add(error);
             } else {
@@ -83,15 +148,15 @@ final class WaitEstimates {
                 }
             }
         }
-        List<String> lines = new ArrayList<>();
-        lines.add("wait estimates vs wallet issued_at (waits of 1 s or more): at admission "
-                + errors(admission).describe() + "; at status reads "
-                + errors(reads).describe());
-        if (changedAtMillis > 0) {
-            lines.add("after the rate change, status reads: within 5 s "
-                    + errors(settling).describe() + "; later " + errors(settled).describe());
+
+        boolean isEmpty() {
+            return admission.isEmpty() && reads.isEmpty();
         }
-        return lines;
+
+        String describe() {
+            return "at admission " + errors(admission).describe() + "; at status reads "
+                    + errors(reads).describe();
+        }
     }
 
     static Errors errors(List<Double> values) {

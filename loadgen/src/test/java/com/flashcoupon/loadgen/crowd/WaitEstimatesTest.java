@@ -54,6 +54,24 @@ class WaitEstimatesTest {
     }
 
     @Test
+    void shouldScoreThePreciseEstimateOnALineOfItsOwnWhenTheApiGivesIt() {
+        estimates.told(
+                0,
+                "{\"status\":\"WAITING\",\"position\":3,\"estimatedWaitSeconds\":2,\"estimatedWaitMillis\":1500}",
+                false,
+                T0); // issued after 1.5 s: whole seconds 33.3% off, precise exact
+
+        List<String> report = estimates.report(Map.of("a", at(1_500)), MEMBERS, 0);
+
+        assertThat(report)
+                .containsExactly(
+                        "wait estimates vs wallet issued_at (waits of 1 s or more): at admission none; at status reads"
+                                + " p50 33.3%, p90 33.3% (1 estimates)",
+                        "precise wait estimates (estimatedWaitMillis): at admission none; at status reads p50 0.0%,"
+                                + " p90 0.0% (1 estimates)");
+    }
+
+    @Test
     void shouldGiveTheMedianAndTheNinetiethPercentile() {
         var errors = WaitEstimates.errors(List.of(0.5, 0.1, 0.3, 0.2, 0.4, 0.0, 0.6, 0.7, 0.8, 0.9));
 
