@@ -34,16 +34,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(ApiException.class)
     ResponseEntity<ProblemDetail> handleApi(ApiException e, ServerWebExchange exchange) {
-        if (e.code() == ErrorCode.UNAVAILABLE) {
-            try (var scope = RequestIdFilter.logScope(exchange)) {
-                log.warn("answered 503: {}", e.getMessage());
-            }
-        }
-        var answer = ResponseEntity.status(e.code().status());
-        if (e.retryAfterSeconds() > 0) {
-            answer.header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
-        }
-        return answer.body(Problems.of(e.code(), e.getMessage()));
+        return ProblemAnswers.of(e, exchange);
     }
 
     /** Method validation outside a controller's own parameters (defensive: controllers use built-in validation). */
@@ -58,22 +49,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
 
     @ExceptionHandler(Exception.class)
     ResponseEntity<ProblemDetail> handleUnexpected(Exception e, ServerWebExchange exchange) {
-        try (var scope = RequestIdFilter.logScope(exchange)) {
-            return unexpected(e);
-        }
-    }
-
-    private static ResponseEntity<ProblemDetail> unexpected(Exception e) {
-        if (BackendFailures.isBackendDown(e)) {
-            log.warn("a backing service is down: {}", e.toString());
-            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                    .body(Problems.of(
-                            ErrorCode.UNAVAILABLE,
-                            "A backing service is unavailable; nothing was accepted. Try again shortly."));
-        }
-        log.error("unexpected error", e);
-        return ResponseEntity.internalServerError()
-                .body(Problems.of(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side."));
+        return ProblemAnswers.of(e, exchange);
     }
 
     @Override

@@ -4,9 +4,11 @@ import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.verifyNoInteractions;
 
+import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
@@ -27,7 +29,7 @@ import reactor.core.publisher.Mono;
  * the service answers becomes the contract's status and code; a malformed coupon id never reaches it.
  */
 @WebSliceTest
-@Import(AdmissionController.class)
+@Import({AdmissionController.class, AdmissionRoute.class})
 class AdmissionWebTest extends WebSliceBase {
 
     private static final String MEMBER = "m-admission";
@@ -43,6 +45,26 @@ class AdmissionWebTest extends WebSliceBase {
                 Arguments.of(ApiException.couponNotFound(42), 404, "COUPON_NOT_FOUND"),
                 Arguments.of(ApiException.unavailable("MySQL"), 503, "UNAVAILABLE"),
                 Arguments.of(new RedisConnectionFailureException("Redis is down"), 503, "UNAVAILABLE"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void shouldAnswerTheStatusWith202WhenNewlyAdmittedAnd200WhenAskedBefore(boolean newly) {
+        var status = IssueStatus.waiting(42, MEMBER, 7, 2, 10);
+        given(admissions.admit(eq(42L), eq(MEMBER), any()))
+                .willReturn(Mono.just(new AdmissionService.Answer(newly, status)));
+
+        call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null)
+                .expectStatus()
+                .isEqualTo(newly ? 202 : 200)
+                .expectHeader()
+                .location("/api/v1/coupons/42/issue-requests/me")
+                .expectHeader()
+                .contentType("application/json")
+                .expectBody()
+                .json("{\"couponId\":42,\"memberId\":\"" + MEMBER + "\",\"status\":\"WAITING\",\"position\":5,"
+                        + "\"estimatedWaitSeconds\":1,\"walletCouponId\":null,\"assumedRatePerSecond\":10.0,"
+                        + "\"estimatedWaitMillis\":500}");
     }
 
     @ParameterizedTest
