@@ -18,10 +18,11 @@ import org.springframework.stereotype.Component;
  * {@code done} counter (members with an outcome), what was published, the operator's rate and the drainer's effective
  * rate ({@code RateGovernor}).
  *
- * <p>The estimate divides the position by the assumed rate: the effective rate while the pipeline keeps up (issuance
- * then runs at the drainer's pace, nothing else), and the measured rate (the least-squares slope of {@code done} over the last
- * {@link #WINDOW_NANOS 5 seconds} of ticks with a backlog) when the worker or MySQL falls behind, never more than
- * the effective rate. A measured rate only counts while there was a backlog to issue: an idle coupon is not a slow one.
+ * <p>The estimate divides the position by the assumed rate: the rate the coupon is really issued at (the least-squares
+ * slope of {@code done} over the last {@link #WINDOW_NANOS 5 seconds} of ticks with members waiting), never above the
+ * drainer's effective rate while the drainer sets the pace, never above the operator's while the worker or MySQL does;
+ * the effective rate until something was measured. A rate is only measured while members wait: an idle coupon is not a
+ * slow one.
  *
  * <p>It also measures its own error: for a sample of the admissions this instance answered, the estimate given then
  * is compared with the time {@code done} reached the member's sequence (issuance follows admission order up to one
@@ -195,8 +196,8 @@ public class IssuePace {
                 window.clear(); // the counters started again (the event's state was rebuilt)
                 firstBusyDone = -1;
             }
-            // only a backlog that keeps the pipeline busy says how fast it can go: an idle coupon is not a slow one
-            if (rate > 0 && published > done) {
+            // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
+            if (rate > 0 && admitted > done) {
                 if (window.isEmpty() && (firstBusyDone < 0 || done == firstBusyDone)) {
                     // the window starts at the first outcome of a busy spell: before it, the pipeline's start-up
                     // (the worker's first poll) would count as a slow rate
@@ -273,17 +274,16 @@ public class IssuePace {
                 return Pace.configured(configured);
             }
             boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
-            if (!fresh || !(behind || !cutReason.isEmpty())) {
-                // keeping up, no cut in force: issuance runs at the drainer's pace
-                double slow = fresh
-                        ? Math.min(ceiling, Math.max(measured - 2 * deviation, ceiling * RATE_CUT_FACTOR))
-                        : ceiling * RATE_CUT_FACTOR;
-                return new Pace(ceiling, ceiling, slow, fresh);
+            if (!fresh) {
+                // nothing measured lately: the drainer's pace, and as slow as its first cut
+                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false);
             }
-            // behind, or the drainer's rate cut for the database: the worker or MySQL sets the pace, whatever the
-            // drainer's rate is now (the governor moves it around what they take), never above the operator's
-            double assumed = Math.max(0.1, Math.min(configured, measured));
-            double fast = Math.min(configured, measured + 2 * deviation);
+            // The rate the coupon is really issued at, never above the drainer's rate while it sets the pace (so that
+            // an operator's cut counts at once), never above the operator's while the worker or MySQL sets it (behind,
+            // or the drainer's rate cut for them: the governor moves the drainer's rate around what they take).
+            double cap = behind || !cutReason.isEmpty() ? configured : ceiling;
+            double assumed = Math.max(0.1, Math.min(cap, measured));
+            double fast = Math.min(cap, measured + 2 * deviation);
             double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
             return new Pace(assumed, Math.max(assumed, fast), slow, true);
         }

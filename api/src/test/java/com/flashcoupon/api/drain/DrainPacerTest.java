@@ -50,7 +50,24 @@ class DrainPacerTest {
         var pacer = new DrainPacer(TICK);
         pacer.spend(1, pacer.available(1, 500, 10_000, 0));
 
-        assertThat(pacer.available(1, 500, 10_000, 60 * SECOND)).isEqualTo(200);
+        assertThat(pacer.available(1, 500, 10_000, 60 * SECOND))
+                .as("one second's worth")
+                .isEqualTo(500);
+    }
+
+    @Test
+    void shouldKeepTheRateWhenEachTurnTakesLongerThanTwoTicks() {
+        // Redis fsyncing every write: 200 ms between turns plus 550 ms of work in each
+        var pacer = new DrainPacer(TICK);
+        long published = 0;
+        long now = 0;
+        for (; now < 60 * SECOND; now += TICK + 550_000_000L) {
+            long n = pacer.available(1, 100, 100_000, now);
+            pacer.spend(1, n);
+            published += n;
+        }
+
+        assertThat((double) published / now * SECOND).isCloseTo(100, within(2.0));
     }
 
     @Test

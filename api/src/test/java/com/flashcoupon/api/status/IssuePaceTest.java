@@ -84,6 +84,22 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldAssumeWhatIsReallyIssuedWhenTheDrainerItselfFallsShortOfItsRate() {
+        // 100/s configured and effective, nothing cut, nothing piling up in flight: 53/s come out all the same
+        feed(0, 53, 53, 100, 100);
+
+        assertThat(pace.pace(1, 100).assumed()).isCloseTo(53, within(1.5));
+    }
+
+    @Test
+    void shouldAssumeTheOperatorsNewRateAtOnceWhenItIsLowerThanWhatWasMeasured() {
+        feed(0, 100, 100, 100, 100);
+        pace.observe(1, 3_000, 3_000, 100_000, 50, 50, "", clock + 200 * MS); // the operator halved the rate
+
+        assertThat(pace.pace(1, 50).assumed()).isEqualTo(50);
+    }
+
+    @Test
     void shouldNotTakeAnIdleCouponForASlowOne() {
         long now = 0;
         for (int tick = 0; tick < 50; tick++, now += 200 * MS) {
