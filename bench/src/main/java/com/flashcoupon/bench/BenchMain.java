@@ -52,7 +52,8 @@ public final class BenchMain {
             new Step(List.of("open"), new OpenModelPhase()),
             new Step(List.of("overload"), new OverloadPhase()),
             new Step(List.of("hold"), new HoldPhase()),
-            new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()));
+            new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()),
+            new Step(List.of("estimates"), new EstimatesPhase()));
 
     private final BenchSettings s;
     private final PrintStream log;

@@ -56,8 +56,8 @@ record BenchSettings(
         Duration timeout,
         long seed) {
 
-    static final List<String> ALL_PHASES =
-            List.of("warmup", "loadgen", "crowd", "saturation", "open", "overload", "hold", "growth", "issuance");
+    static final List<String> ALL_PHASES = List.of(
+            "warmup", "loadgen", "crowd", "saturation", "open", "overload", "hold", "growth", "issuance", "estimates");
 
     static final List<Flags.Option> OPTIONS = List.of(
             new Flags.Option("api", "COUPON_API_URL", "the api's base URL (default http://127.0.0.1:8080)"),

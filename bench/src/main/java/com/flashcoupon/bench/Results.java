@@ -51,6 +51,9 @@ final class Results {
     final List<Setting> settings = new ArrayList<>();
     final List<String> notes = new ArrayList<>();
 
+    /** The estimates phase's lines, as the crowd printed them (issue 13). */
+    final List<String> estimates = new ArrayList<>();
+
     Measured warmup;
     Measured loadgenLocal;
     Measured loadgenLiveness;

@@ -190,6 +190,19 @@ class ReportTest {
     }
 
     @Test
+    void theWaitEstimatesHaveASectionOnlyWhenMeasured() {
+        Results r = new Results();
+        assertThat(Report.markdown(r, List.of())).doesNotContain("## Wait estimates");
+
+        r.estimates.add("**steady, 100/s** (invariants held):");
+        r.estimates.add("  - precise wait estimates (estimatedWaitMillis): at admission p50 1.6%, p90 6.6%");
+
+        assertThat(Report.markdown(r, List.of()))
+                .contains("## Wait estimates\n\n`|estimated - actual| / actual`")
+                .contains("**steady, 100/s** (invariants held):\n  - precise wait estimates");
+    }
+
+    @Test
     void tableCellsKeepTheirPipesEscaped() {
         Results r = new Results();
         r.setting("a|b", "c");
