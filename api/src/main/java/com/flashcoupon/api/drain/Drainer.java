@@ -5,6 +5,7 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.health.OutageLog;
+import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
@@ -40,7 +41,8 @@ import org.springframework.stereotype.Service;
 /**
  * Moves admitted requests from each coupon's Redis queue to Kafka, at the coupon's rate, at least once: the cursor
  * advances only after the broker acknowledged the whole batch, so a crash in between re-publishes the batch and the
- * worker's unique key turns the repeat into a no-op. One api instance drains a coupon at a time (a lease in Redis).
+ * worker's unique key turns the repeat into a no-op. With {@code coupon.redis.min-replicas}, only what its Redis replicas
+ * confirmed is published. One api instance drains a coupon at a time (a lease in Redis).
  * Runs on the scheduler's thread, never on an event loop, so it may block.
  */
 @Service
@@ -65,6 +67,12 @@ class Drainer {
     static final RedisScript<List> CLAIM = RedisScript.of(
             LuaScripts.text("scripts/draw.lua") + LuaScripts.text("scripts/drain_claim.lua"), List.class);
 
+    /** The same claim, on the connection whose {@code WAIT} then covers it (see {@link #claim}). */
+    private static final ScriptConnection.Script CLAIM_SCRIPT = ScriptConnection.Script.of(CLAIM.getScriptAsString());
+
+    /** The longest wait for a claim on the replica-waiting path: the command and the replica time-outs are shorter. */
+    private static final Duration CLAIM_WAIT = Duration.ofSeconds(10);
+
     private static final RedisScript<Long> ADVANCE =
             RedisScript.of(LuaScripts.text("scripts/drain_advance.lua"), Long.class);
 
@@ -84,6 +92,9 @@ class Drainer {
     static final Duration ACK_WAIT = Duration.ofSeconds(30);
 
     private final StringRedisTemplate redis;
+    private final ScriptConnection scripts;
+    private final int minReplicas;
+    private final long replicaTimeoutMs;
     private final KafkaTemplate<String, Object> kafka;
     private final CouponRepository coupons;
     private final ApiProperties.Drain settings;
@@ -92,6 +103,7 @@ class Drainer {
     private final DrainPacer pacer;
     private final String owner;
     private final Counter published;
+    private final Counter unreplicated;
     private final OutageLog outage;
     private final RateGovernor governor;
     private final IssuePace pace;
@@ -103,6 +115,7 @@ class Drainer {
 
     Drainer(
             StringRedisTemplate redis,
+            ScriptConnection scripts,
             KafkaTemplate<String, Object> kafka,
             CouponRepository coupons,
             ApiProperties properties,
@@ -114,6 +127,9 @@ class Drainer {
         this.meters = meters;
         this.governor = new RateGovernor(properties.drain().adaptive());
         this.redis = redis;
+        this.scripts = scripts;
+        this.minReplicas = properties.redis().minReplicas();
+        this.replicaTimeoutMs = properties.redis().replicaTimeout().toMillis();
         this.kafka = kafka;
         this.coupons = coupons;
         this.settings = properties.drain();
@@ -124,6 +140,10 @@ class Drainer {
         this.owner = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID();
         this.published = Counter.builder("coupon.drain.published")
                 .description("Admitted requests published to Kafka")
+                .register(meters);
+        this.unreplicated = Counter.builder("coupon.drain.unreplicated")
+                .description("Drain turns that published nothing because the queue had not reached"
+                        + " coupon.redis.min-replicas replicas in time")
                 .register(meters);
     }
 
@@ -179,11 +199,7 @@ class Drainer {
             if (!first && System.nanoTime() - started >= settings.tick().toNanos()) {
                 return;
             }
-            List<?> claim = redis.execute(
-                    CLAIM,
-                    claimKeys(couponId),
-                    owner,
-                    Long.toString(settings.leaseTtl().toMillis()));
+            List<?> claim = claim(couponId);
             if (claim == null) {
                 return;
             }
@@ -199,12 +215,52 @@ class Drainer {
             long queued = number(claim, 2);
             long allowed = pacer.available(couponId, rate, queued - cursor, System.nanoTime());
             int count = (int) Math.min(allowed, settings.maxBatch());
-            if (count <= 0) {
+            if (count <= 0 || !replicated(couponId)) {
                 return;
             }
             publishBatch(couponId, cursor, count, number(claim, 4), queued);
             pacer.spend(couponId, count);
         }
+    }
+
+    /**
+     * Runs drain_claim.lua. With {@code coupon.redis.min-replicas}, on the api's own script connection, so that the
+     * {@code WAIT} of {@link #replicated} is sent where the claim's write was: it then covers every admission in the
+     * queue when the claim ran (a primary replicates its writes in the order it made them), whichever instance wrote
+     * them.
+     */
+    private List<?> claim(long couponId) {
+        String ttl = Long.toString(settings.leaseTtl().toMillis());
+        if (minReplicas == 0) {
+            return redis.execute(CLAIM, claimKeys(couponId), owner, ttl);
+        }
+        return scripts.eval(CLAIM_SCRIPT, claimKeys(couponId).toArray(String[]::new), owner, ttl)
+                .block(CLAIM_WAIT);
+    }
+
+    /**
+     * Whether what the last claim saw has reached {@code coupon.redis.min-replicas} replicas (always, with none asked
+     * for). An admission reaches Kafka only once it would outlive its primary: published, then lost with a primary
+     * that died before replicating it, its place in Redis would go to a later member, and the stock would be promised
+     * twice. An admission answers 202 only once replicated, but one still unconfirmed (or answered 503) sits in the
+     * queue as well; short of replicas, this turn publishes nothing, and the next one asks again.
+     */
+    private boolean replicated(long couponId) {
+        if (minReplicas == 0) {
+            return true;
+        }
+        Long acknowledged = scripts.awaitReplicas(CouponKeys.queue(couponId), minReplicas, replicaTimeoutMs)
+                .block(CLAIM_WAIT);
+        if (acknowledged != null && acknowledged >= minReplicas) {
+            return true;
+        }
+        unreplicated.increment();
+        log.debug(
+                "coupon {}: {} of {} replicas confirmed the queue; not published yet",
+                couponId,
+                acknowledged,
+                minReplicas);
+        return false;
     }
 
     /**

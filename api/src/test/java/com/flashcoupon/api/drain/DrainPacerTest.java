@@ -1,6 +1,7 @@
 package com.flashcoupon.api.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
 
@@ -30,11 +31,43 @@ class DrainPacerTest {
     }
 
     @Test
+    void shouldKeepTheRateWhenTicksComeLaterThanATickApart() {
+        // a fixed delay after each tick's work: 200 ms + 40 ms between ticks
+        var pacer = new DrainPacer(TICK);
+        long published = 0;
+        long now = 0;
+        for (; now < 60 * SECOND; now += TICK + 40_000_000L) {
+            long n = pacer.available(1, 100, 100_000, now);
+            pacer.spend(1, n);
+            published += n;
+        }
+
+        assertThat((double) published / now * SECOND).isCloseTo(100, within(1.0));
+    }
+
+    @Test
     void shouldNotBurstWhenResumingAfterAPause() {
         var pacer = new DrainPacer(TICK);
         pacer.spend(1, pacer.available(1, 500, 10_000, 0));
 
-        assertThat(pacer.available(1, 500, 10_000, 60 * SECOND)).isEqualTo(100);
+        assertThat(pacer.available(1, 500, 10_000, 60 * SECOND))
+                .as("one second's worth")
+                .isEqualTo(500);
+    }
+
+    @Test
+    void shouldKeepTheRateWhenEachTurnTakesLongerThanTwoTicks() {
+        // Redis fsyncing every write: 200 ms between turns plus 550 ms of work in each
+        var pacer = new DrainPacer(TICK);
+        long published = 0;
+        long now = 0;
+        for (; now < 60 * SECOND; now += TICK + 550_000_000L) {
+            long n = pacer.available(1, 100, 100_000, now);
+            pacer.spend(1, n);
+            published += n;
+        }
+
+        assertThat((double) published / now * SECOND).isCloseTo(100, within(2.0));
     }
 
     @Test
