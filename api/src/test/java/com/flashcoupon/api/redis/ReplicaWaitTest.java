@@ -25,7 +25,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * replication stream back; the api reaches Redis through another proxy, which the failover points at the promoted
  * replica (as Sentinel or a cluster moves clients). With the replica wait, an admission the replica did not get is
  * answered 503, never 202, and every member answered 202 is still admitted after the failover; without it (the
- * control), a member answered 202 is lost.
+ * control), a member answered 202 is lost. The drainer, likewise, publishes to Kafka only what the replica has.
  */
 class ReplicaWaitTest {
 
@@ -74,13 +74,57 @@ class ReplicaWaitTest {
                 .isFalse();
     }
 
+    @Test
+    void shouldPublishToKafkaOnlyWhatTheReplicaConfirmed() throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                ConfigurableApplicationContext api = startApi(primary.port(), 1, "100ms");
+                RedisClient client = RedisClient.create(primary.url());
+                StatefulRedisConnection<String, String> connection = client.connect()) {
+            awaitReplicaLinked(replica);
+            WebTestClient http = ApiInstance.client(api);
+            long coupon = ApiInstance.createCoupon(http, "replicated drain", 10);
+            assertThat(admit(http, coupon, "first")).isEqualTo(202);
+            awaitCursor(connection, coupon, 1);
+
+            replication.holdReplies();
+            assertThat(admit(http, coupon, "stalled")).isEqualTo(503);
+            assertThat(connection.sync().zscore(CouponKeys.queue(coupon), "stalled"))
+                    .as("the unconfirmed admission is on the primary")
+                    .isNotNull();
+            RedisProcess.sleep(2_000); // twenty drain ticks
+            assertThat(connection.sync().get(CouponKeys.cursor(coupon)))
+                    .as("nothing the replica does not have is published: a failover now would lose it")
+                    .isEqualTo("1");
+            assertThat(api.getBean(MeterRegistry.class)
+                            .get("coupon.drain.unreplicated")
+                            .counter()
+                            .count())
+                    .isPositive();
+
+            replication.releaseReplies();
+            awaitCursor(connection, coupon, 2);
+        }
+    }
+
+    private static void awaitCursor(StatefulRedisConnection<String, String> connection, long coupon, long published) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!Long.toString(published).equals(connection.sync().get(CouponKeys.cursor(coupon)))) {
+            assertThat(System.nanoTime()).as(published + " published to Kafka").isLessThan(deadline);
+            RedisProcess.sleep(50);
+        }
+    }
+
     private Run failover(int minReplicas) throws Exception {
         try (RedisProcess primary = new RedisProcess();
                 TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
                 RedisProcess replica =
                         new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
                 TcpProxy clients = new TcpProxy("127.0.0.1", primary.port());
-                ConfigurableApplicationContext api = startApi(clients.port(), minReplicas)) {
+                // no drain: the admissions stay in the queue, where the test looks for them
+                ConfigurableApplicationContext api = startApi(clients.port(), minReplicas, "1h")) {
             awaitReplicaLinked(replica);
             WebTestClient http = ApiInstance.client(api);
             long coupon = ApiInstance.createCoupon(http, "replica wait", 10);
@@ -112,17 +156,22 @@ class ReplicaWaitTest {
         }
     }
 
-    private static ConfigurableApplicationContext startApi(int redisPort, int minReplicas) {
+    private static ConfigurableApplicationContext startApi(int redisPort, int minReplicas, String drainTick) {
         return ApiInstance.start(
                 kafka.getBrokersAsString(),
                 Map.of(
-                        "spring.data.redis.url", "redis://127.0.0.1:" + redisPort,
-                        "coupon.ratelimit.member-per-second", "0",
-                        "coupon.ratelimit.address-per-second", "0",
-                        "coupon.redis.min-replicas", Integer.toString(minReplicas),
-                        "coupon.redis.replica-timeout", "300ms",
-                        // no drain: the admissions stay in the queue, where the test looks for them
-                        "coupon.drain.tick", "1h"));
+                        "spring.data.redis.url",
+                        "redis://127.0.0.1:" + redisPort,
+                        "coupon.ratelimit.member-per-second",
+                        "0",
+                        "coupon.ratelimit.address-per-second",
+                        "0",
+                        "coupon.redis.min-replicas",
+                        Integer.toString(minReplicas),
+                        "coupon.redis.replica-timeout",
+                        "300ms",
+                        "coupon.drain.tick",
+                        drainTick));
     }
 
     private static int admit(WebTestClient http, long coupon, String member) {
