@@ -203,21 +203,7 @@ class EventRetirementTest {
     void shouldPlaceTheWindowsMembersByTheDrawAndAnswerAsBeforeWhenRetired() {
         int window = 6;
         Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Map<?, ?> created = Stack.createCoupon(
-                http,
-                Map.of(
-                        "name",
-                        "Fair start",
-                        "totalQuantity",
-                        5,
-                        "openAt",
-                        openAt.toString(),
-                        "issueRatePerSecond",
-                        1_000,
-                        "queueing",
-                        "RANDOMIZED_START",
-                        "queueingWindowSeconds",
-                        window));
+        Map<?, ?> created = createFairStart("Fair start", openAt, window);
         long id = ((Number) created.get("id")).longValue();
         Instant drawAt = openAt.plusSeconds(window);
         assertThat(created.get("queueing")).isEqualTo("RANDOMIZED_START");
@@ -303,21 +289,7 @@ class EventRetirementTest {
     @Order(6)
     void shouldDrawAndIssueAFairStartClosedWithinItsWindowBeforeItSettles() {
         Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-        Map<?, ?> created = Stack.createCoupon(
-                http,
-                Map.of(
-                        "name",
-                        "Fair start closed early",
-                        "totalQuantity",
-                        5,
-                        "openAt",
-                        openAt.toString(),
-                        "issueRatePerSecond",
-                        1_000,
-                        "queueing",
-                        "RANDOMIZED_START",
-                        "queueingWindowSeconds",
-                        8));
+        Map<?, ?> created = createFairStart("Fair start closed early", openAt, 8);
         long id = ((Number) created.get("id")).longValue();
         List<String> members = Crowd.members("closed-early", 3);
         members.forEach(member -> ask(id, member).expectStatus().isAccepted());
@@ -438,5 +410,24 @@ class EventRetirementTest {
 
     private static long dbSize() {
         return Footprint.keys(stack.redis);
+    }
+
+    /** A RANDOMIZED_START event of 5 coupons at 1,000/s whose window of {@code windowSeconds} starts at {@code openAt}. */
+    private static Map<?, ?> createFairStart(String name, Instant openAt, int windowSeconds) {
+        return Stack.createCoupon(
+                http,
+                Map.of(
+                        "name",
+                        name,
+                        "totalQuantity",
+                        5,
+                        "openAt",
+                        openAt.toString(),
+                        "issueRatePerSecond",
+                        1_000,
+                        "queueing",
+                        "RANDOMIZED_START",
+                        "queueingWindowSeconds",
+                        windowSeconds));
     }
 }
