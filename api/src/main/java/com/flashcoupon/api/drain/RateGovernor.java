@@ -13,8 +13,20 @@ import java.util.Set;
  * once neither has for a while, never above the operator's rate. A cut waits {@code cutEvery} before the next one, so
  * that the previous cut has time to show in the signals (they lag by the requests already in flight). Plain Java, used
  * by the drainer's thread only.
+ *
+ * <p>Where the rate the backlog clears at is measured, it bounds both ways: a cut for a backlog goes no lower than
+ * {@link #LAG_CUT_FLOOR} of it, and a raise no higher than {@link #PROBE_ABOVE_CLEARING} above it per step. Without
+ * those bounds, a worker that writes 50/s under a rate of 100/s had the effective rate swing between 23/s (a second
+ * cut while the first one's backlog was still clearing) and 83/s (raised step by step until the backlog broke the
+ * bound again), issuance followed the swing, and the waiting estimates were off by 30 to 40%.
  */
 final class RateGovernor {
+
+    /** A backlog cut keeps at least this much of the measured clearing rate: the backlog drains, the worker stays busy. */
+    static final double LAG_CUT_FLOOR = 0.9;
+
+    /** A raise goes at most this much above the measured clearing rate (or the current rate, if higher) per step. */
+    static final double PROBE_ABOVE_CLEARING = 0.2;
 
     private final ApiProperties.Adaptive settings;
     private final Map<Long, State> states = new HashMap<>();
@@ -70,19 +82,32 @@ final class RateGovernor {
             state.lastDone = signals.done();
             state.lastProgressNanos = nowNanos;
         }
-        String breach = breach(signals, state.rate, nowNanos - state.lastProgressNanos);
+        Breach breach = breach(signals, state.rate, nowNanos - state.lastProgressNanos);
+        double clearing = signals.clearingRate();
         if (breach != null) {
             state.lastBreachNanos = nowNanos;
             if (nowNanos - state.lastCutNanos >= settings.cutEvery().toNanos() || state.lastCutNanos == 0) {
-                state.rate = Math.max(Math.min(settings.minRate(), configuredRate), state.rate * settings.cutFactor());
-                state.reason = breach;
+                double cut = state.rate * settings.cutFactor();
+                if (breach.backlog() && clearing > 0) {
+                    // the backlog clears at its own pace: below it, the worker would idle once it has cleared
+                    cut = Math.max(cut, Math.min(state.rate, clearing * LAG_CUT_FLOOR));
+                }
+                state.rate = Math.max(Math.min(settings.minRate(), configuredRate), cut);
+                state.reason = breach.reason();
                 state.lastCutNanos = nowNanos;
                 state.lastStepNanos = nowNanos;
             }
         } else if (state.rate < configuredRate
                 && nowNanos - state.lastBreachNanos >= settings.recoverAfter().toNanos()
                 && nowNanos - state.lastStepNanos >= settings.stepEvery().toNanos()) {
-            state.rate = Math.min(configuredRate, state.rate + Math.max(1, configuredRate * settings.stepFraction()));
+            double raised = state.rate + Math.max(1, configuredRate * settings.stepFraction());
+            if (clearing > 0) {
+                // probe above what the backlog clears at, not far above: a worker that cannot take more shows it
+                // again within a few seconds, and a recovered one is followed geometrically
+                raised = Math.min(
+                        raised, Math.max(state.rate + 1, Math.max(state.rate, clearing) * (1 + PROBE_ABOVE_CLEARING)));
+            }
+            state.rate = Math.min(configuredRate, raised);
             state.lastStepNanos = nowNanos;
         }
         if (state.rate >= configuredRate) {
@@ -93,12 +118,17 @@ final class RateGovernor {
         return new Decision(state.rate, state.reason, changed);
     }
 
-    /** The bound passed, in words for the operator, or null. */
-    private String breach(Signals signals, double rate, long stalledNanos) {
+    /** A bound passed: in words for the operator, and whether it was the backlog's time to clear. */
+    private record Breach(String reason, boolean backlog) {}
+
+    /** The bound passed, or null. */
+    private Breach breach(Signals signals, double rate, long stalledNanos) {
         long maxWriteMillis = settings.maxWriteLatency().toMillis();
         if (signals.writeMillis() > maxWriteMillis) {
-            return "WRITE_LATENCY: the worker's MySQL writes take " + signals.writeMillis() + " ms (bound "
-                    + maxWriteMillis + " ms)";
+            return new Breach(
+                    "WRITE_LATENCY: the worker's MySQL writes take " + signals.writeMillis() + " ms (bound "
+                            + maxWriteMillis + " ms)",
+                    false);
         }
         // The time the backlog in flight takes to clear, at the rate it really clears (the effective rate before that
         // is
@@ -108,24 +138,29 @@ final class RateGovernor {
         double lagSeconds = clearing > 0 ? signals.inFlight() / clearing : 0;
         double maxLagSeconds = settings.maxLag().toMillis() / 1000.0;
         if (lagSeconds > maxLagSeconds) {
-            return String.format(
-                    Locale.ROOT,
-                    "CONSUMER_LAG: %d published requests without an outcome, %.1f s at %.1f outcomes/s (bound %.1f s)",
-                    signals.inFlight(),
-                    lagSeconds,
-                    clearing,
-                    maxLagSeconds);
+            return new Breach(
+                    String.format(
+                            Locale.ROOT,
+                            "CONSUMER_LAG: %d published requests without an outcome, %.1f s at %.1f outcomes/s"
+                                    + " (bound %.1f s)",
+                            signals.inFlight(),
+                            lagSeconds,
+                            clearing,
+                            maxLagSeconds),
+                    true);
         }
         // a worker whose transactions fail (and are retried) reports no latency at all: no outcome for as long as the
         // backlog bound, with requests in flight, is lag too
         long maxLagNanos = settings.maxLag().toNanos();
         if (signals.done() >= 0 && signals.inFlight() > 0 && stalledNanos > maxLagNanos) {
-            return String.format(
-                    Locale.ROOT,
-                    "CONSUMER_LAG: no outcome for %.1f s with %d published requests in flight (bound %.1f s)",
-                    stalledNanos / 1e9,
-                    signals.inFlight(),
-                    maxLagSeconds);
+            return new Breach(
+                    String.format(
+                            Locale.ROOT,
+                            "CONSUMER_LAG: no outcome for %.1f s with %d published requests in flight (bound %.1f s)",
+                            stalledNanos / 1e9,
+                            signals.inFlight(),
+                            maxLagSeconds),
+                    false);
         }
         return null;
     }

@@ -73,6 +73,50 @@ class RateGovernorTest {
     }
 
     @Test
+    void shouldFollowAWorkerSlowerThanTheRateWithoutSwingingAroundIt() {
+        // a worker that clears 50/s under a rate of 100/s: the backlog in flight grows by what it cannot take
+        double rate = 100;
+        double inFlight = 0;
+        double lowest = rate;
+        double highest = 0;
+        for (int tick = 1; tick <= 600; tick++) { // 120 s of ticks 200 ms apart
+            inFlight = Math.max(0, inFlight + (rate - 50) / 5);
+            rate = governor.decide(1, 100, new RateGovernor.Signals(20, (long) inFlight, tick, 50), tick * SECOND / 5)
+                    .rate();
+            if (tick > 150) { // after the first 30 s
+                lowest = Math.min(lowest, rate);
+                highest = Math.max(highest, rate);
+            }
+        }
+
+        assertThat(lowest)
+                .as("a backlog cut keeps 90% of what the worker clears: it never idles")
+                .isGreaterThanOrEqualTo(45);
+        assertThat(highest)
+                .as("raised 20% above it at most, twice before the backlog shows (it swung up to 83/s before)")
+                .isLessThanOrEqualTo(66);
+    }
+
+    @Test
+    void shouldRaiseGeometricallyFromTheClearingRateOnceTheWorkerRecovers() {
+        governor.decide(1, 100, new RateGovernor.Signals(400, 10), 0); // 50
+        governor.decide(1, 100, new RateGovernor.Signals(400, 10), 2 * SECOND); // 25
+        double rate = 25;
+        long t = 2 * SECOND;
+        int steps = 0;
+        while (rate < 100 && steps < 30) {
+            t += SECOND;
+            // a recovered worker clears whatever the drainer publishes
+            rate = governor.decide(1, 100, new RateGovernor.Signals(20, 5, t, rate), t)
+                    .rate();
+            steps++;
+        }
+
+        assertThat(rate).isEqualTo(100);
+        assertThat(steps).as("about 8 steps of +20%% after the 2 s to recover").isBetween(8, 12);
+    }
+
+    @Test
     void shouldCutWhenNothingGetsAnOutcomeForLongerThanTheBoundWhileRequestsAreInFlight() {
         // the worker's transactions fail and are retried: no latency reported, a small backlog, no progress
         for (long t = 0; t <= 3; t++) {
