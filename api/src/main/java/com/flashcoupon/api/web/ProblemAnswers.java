@@ -11,7 +11,7 @@ import org.springframework.web.server.ServerWebExchange;
 /**
  * The problem a failed request is answered with: an {@link ApiException} as its code says (with {@code Retry-After}
  * when it has one), a backing service down as 503, anything else as 500, logged. One place for the controllers'
- * advice ({@link ProblemHandler}) and the functional routes, which the advice does not reach.
+ * advice ({@link ProblemHandler}) and the admission's lean path, which the advice does not reach.
  */
 public final class ProblemAnswers {
 

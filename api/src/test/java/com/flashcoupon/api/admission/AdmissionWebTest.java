@@ -1,11 +1,14 @@
 package com.flashcoupon.api.admission;
 
 import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.times;
+import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
 
 import com.flashcoupon.api.status.IssueStatus;
@@ -13,6 +16,7 @@ import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
+import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -20,6 +24,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.RedisConnectionFailureException;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
 import reactor.core.publisher.Mono;
@@ -29,7 +34,7 @@ import reactor.core.publisher.Mono;
  * the service answers becomes the contract's status and code; a malformed coupon id never reaches it.
  */
 @WebSliceTest
-@Import({AdmissionController.class, AdmissionRoute.class})
+@Import({AdmissionController.class, AdmissionFilter.class})
 class AdmissionWebTest extends WebSliceBase {
 
     private static final String MEMBER = "m-admission";
@@ -65,6 +70,51 @@ class AdmissionWebTest extends WebSliceBase {
                 .json("{\"couponId\":42,\"memberId\":\"" + MEMBER + "\",\"status\":\"WAITING\",\"position\":5,"
                         + "\"estimatedWaitSeconds\":1,\"walletCouponId\":null,\"assumedRatePerSecond\":10.0,"
                         + "\"estimatedWaitMillis\":500}");
+    }
+
+    /**
+     * The admission's lean path ({@link AdmissionFilter}) answers with every header Spring Security's chain writes on
+     * the member endpoints; a token the decoder refuses goes down that chain, which answers it 401.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"not-a-jwt", "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"})
+    void shouldAnswerWithTheHeadersOfTheSecurityChainAndLeaveARefusedTokenToIt(String refusedToken) {
+        given(admissions.admit(eq(42L), eq(MEMBER), any()))
+                .willReturn(Mono.just(new AdmissionService.Answer(true, IssueStatus.waiting(42, MEMBER, 7, 2, 10))));
+
+        HttpHeaders lean = call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null)
+                .expectStatus()
+                .isAccepted()
+                .returnResult(String.class)
+                .getResponseHeaders();
+        HttpHeaders chain = call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", refusedToken, null, null)
+                .expectStatus()
+                .isUnauthorized()
+                .expectHeader()
+                .valueEquals(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
+                .returnResult(String.class)
+                .getResponseHeaders();
+
+        Set<String> ownToEachAnswer = Set.of(
+                HttpHeaders.WWW_AUTHENTICATE, HttpHeaders.CONTENT_TYPE, HttpHeaders.CONTENT_LENGTH, "X-Request-Id");
+        assertThat(chain.headerNames()).contains("X-Content-Type-Options", HttpHeaders.CACHE_CONTROL);
+        for (String name : chain.headerNames()) {
+            if (!ownToEachAnswer.contains(name)) {
+                assertThat(lean.get(name)).as(name).isEqualTo(chain.get(name));
+            }
+        }
+        assertThat(lean.getContentLength()).isPositive();
+        verify(admissions, times(1)).admit(anyLong(), anyString(), any());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"Bearer a b", "Basic dXNlcjpwYXNz", "Bearer ", "Bearer ===", "bearer abc.def.g=="})
+    void shouldTakeOnlyTheBearerTokensTheSecurityChainWouldRead(String header) {
+        var headers = new HttpHeaders();
+        headers.add(HttpHeaders.AUTHORIZATION, header);
+
+        assertThat(AdmissionFilter.bearerToken(headers))
+                .isEqualTo(header.equals("bearer abc.def.g==") ? "abc.def.g==" : null);
     }
 
     @ParameterizedTest
