@@ -11,6 +11,7 @@ import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.stereotype.Component;
@@ -94,7 +95,10 @@ class AdmissionFilter implements WebFilter {
     }
 
     private Mono<Void> admit(ServerWebExchange exchange, long couponId, String member) {
+        // what the dispatcher's handler mapping does for http.server.requests' uri tag
         exchange.getAttributes().put(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, PATTERN);
+        ServerRequestObservationContext.findCurrent(exchange.getAttributes())
+                .ifPresent(observation -> observation.setPathPattern(PATH));
         ServerHttpResponse response = exchange.getResponse();
         return admissions
                 .admit(couponId, member, exchange.getRequest())

@@ -6,11 +6,14 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 
@@ -19,6 +22,16 @@ import org.springframework.http.MediaType;
 class AdmissionApiTest extends ApiTestBase {
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
+
+    @Autowired
+    private MeterRegistry meters;
+
+    private Timer admissionsTimed() {
+        return meters.find("http.server.requests")
+                .tag("uri", "/api/v1/coupons/{couponId}/issue-requests")
+                .tag("status", "202")
+                .timer();
+    }
 
     @Nested
     class Admitting {
@@ -47,6 +60,14 @@ class AdmissionApiTest extends ApiTestBase {
                     .isEmpty()
                     .jsonPath("$.failureReason")
                     .doesNotExist();
+            // the observation stops as the answer completes, which the client may see first
+            long deadline = System.nanoTime() + 2_000_000_000L;
+            while (admissionsTimed() == null && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(admissionsTimed())
+                    .as("the lean path (AdmissionFilter) is timed under the endpoint's pattern")
+                    .isNotNull();
         }
 
         @Test
