@@ -38,7 +38,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * A Redis connection of the api's own for the member endpoints' scripts (admission, status), on Lettuce's async API
- * with Spring's Redis client (standalone or cluster, with its options), and the replica wait of admissions.
+ * with Spring's Redis client (standalone or cluster, with its options), and the replica wait of admissions (and of the
+ * drainer's claims, which run here for that reason).
  *
  * <p>Its own connection, not Spring's template, for two reasons. {@code WAIT} counts the writes made on the connection
  * it is sent on, so the admissions and their {@code WAIT} must share one connection the api holds itself; and the
@@ -66,8 +67,8 @@ public class ScriptConnection implements SmartLifecycle {
     public ScriptConnection(LettuceConnectionFactory factory, MeterRegistry meters) {
         this.factory = factory;
         this.waitsSent = Counter.builder("coupon.redis.replica.waits")
-                .description("Redis WAITs sent for admissions (coupon.redis.min-replicas); each covers every admission"
-                        + " written before it on its connection")
+                .description("Redis WAITs sent for admissions and the drainer's claims (coupon.redis.min-replicas);"
+                        + " each covers every write made before it on its connection")
                 .register(meters);
     }
 
