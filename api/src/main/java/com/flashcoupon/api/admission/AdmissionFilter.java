@@ -7,11 +7,11 @@ import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.JwtException;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.stereotype.Component;
@@ -87,7 +87,7 @@ class AdmissionFilter implements WebFilter {
             return chain.filter(exchange);
         }
         return tokens.decode(token)
-                .map(jwt -> jwt.getSubject())
+                .map(Jwt::getSubject)
                 .onErrorResume(JwtException.class, refused -> Mono.empty())
                 .flatMap(member -> admit(exchange, couponId, member).thenReturn(Boolean.TRUE))
                 .switchIfEmpty(Mono.defer(() -> chain.filter(exchange).thenReturn(Boolean.FALSE)))
@@ -111,8 +111,7 @@ class AdmissionFilter implements WebFilter {
                 })
                 .onErrorResume(error -> {
                     var problem = ProblemAnswers.of(error, exchange);
-                    response.setStatusCode(
-                            HttpStatusCode.valueOf(problem.getStatusCode().value()));
+                    response.setStatusCode(problem.getStatusCode());
                     response.getHeaders().addAll(problem.getHeaders());
                     response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
                     return Mono.just(problems.bytes(problem.getBody()));
