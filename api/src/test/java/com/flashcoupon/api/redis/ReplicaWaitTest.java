@@ -1,6 +1,7 @@
 package com.flashcoupon.api.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.RedisProcess;
@@ -110,11 +111,11 @@ class ReplicaWaitTest {
     }
 
     private static void awaitCursor(StatefulRedisConnection<String, String> connection, long coupon, long published) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (!Long.toString(published).equals(connection.sync().get(CouponKeys.cursor(coupon)))) {
-            assertThat(System.nanoTime()).as(published + " published to Kafka").isLessThan(deadline);
-            RedisProcess.sleep(50);
-        }
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(connection.sync().get(CouponKeys.cursor(coupon)))
+                        .as(published + " published to Kafka")
+                        .isEqualTo(Long.toString(published)));
     }
 
     private Run failover(int minReplicas) throws Exception {
@@ -200,24 +201,22 @@ class ReplicaWaitTest {
     private static void awaitReplicaLinked(RedisProcess replica) {
         try (RedisClient client = RedisClient.create(replica.url());
                 StatefulRedisConnection<String, String> connection = client.connect()) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (!connection.sync().info("replication").contains("master_link_status:up")) {
-                assertThat(System.nanoTime())
-                        .as("the replica linked to the primary")
-                        .isLessThan(deadline);
-                RedisProcess.sleep(100);
-            }
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(connection.sync().info("replication"))
+                            .as("the replica linked to the primary")
+                            .contains("master_link_status:up"));
         }
     }
 
     private static void awaitReplicated(RedisProcess replica, long coupon, String member) {
         try (RedisClient client = RedisClient.create(replica.url());
                 StatefulRedisConnection<String, String> connection = client.connect()) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (connection.sync().zscore(CouponKeys.queue(coupon), member) == null) {
-                assertThat(System.nanoTime()).as("the replica has " + member).isLessThan(deadline);
-                RedisProcess.sleep(50);
-            }
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() -> assertThat(connection.sync().zscore(CouponKeys.queue(coupon), member))
+                            .as("the replica has " + member)
+                            .isNotNull());
         }
     }
 }
