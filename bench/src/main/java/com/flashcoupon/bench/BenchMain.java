@@ -50,6 +50,7 @@ public final class BenchMain {
             new Step(List.of("crowd"), new CrowdPhase()),
             new Step(List.of("saturation"), new SaturationPhase()),
             new Step(List.of("open"), new OpenModelPhase()),
+            new Step(List.of("open-reference"), new OpenReferencePhase()),
             new Step(List.of("overload"), new OverloadPhase()),
             new Step(List.of("hold"), new HoldPhase()),
             new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()),

@@ -57,7 +57,17 @@ record BenchSettings(
         long seed) {
 
     static final List<String> ALL_PHASES = List.of(
-            "warmup", "loadgen", "crowd", "saturation", "open", "overload", "hold", "growth", "issuance", "estimates");
+            "warmup",
+            "loadgen",
+            "crowd",
+            "saturation",
+            "open",
+            "open-reference",
+            "overload",
+            "hold",
+            "growth",
+            "issuance",
+            "estimates");
 
     static final List<Flags.Option> OPTIONS = List.of(
             new Flags.Option("api", "COUPON_API_URL", "the api's base URL (default http://127.0.0.1:8080)"),
@@ -182,16 +192,21 @@ record BenchSettings(
                 f.find("seed").map(Long::parseLong).orElseGet(() -> new java.util.Random().nextLong()));
     }
 
-    /** Requests of the open model. */
+    /** Requests of the open model at {@code --open-rate}. */
     int openTotal() {
-        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, openRate * (openDuration.toMillis() / 1000.0)));
+        return openTotal(openRate);
+    }
+
+    /** Requests of an open model at {@code rate} for {@code --open-duration}. */
+    int openTotal(int rate) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, rate * (openDuration.toMillis() / 1000.0)));
     }
 
     /** Distinct member tokens minted up front, enough that no measured run needs one twice (the warm-up cycles). */
     int tokenPool() {
         int pool = members;
         pool = Math.max(pool, saturationRequests);
-        if (phases.contains("open") && openRate > 0) {
+        if ((phases.contains("open") || phases.contains("open-reference")) && openRate > 0) {
             pool = Math.max(pool, openTotal());
         }
         if (phases.contains("growth")) {

@@ -1,7 +1,5 @@
 package com.flashcoupon.bench;
 
-import com.flashcoupon.loadgen.engine.LoadRunner;
-
 /**
  * Issue 11: admissions offered at a multiple (twice by default) of the admission rate the saturation phase measured in
  * the same run, as an open model for a length of time. Over capacity, every request must still get a fast answer: a
@@ -26,21 +24,12 @@ final class OverloadPhase implements Phase {
                 "overload: %,d/s (%.1f × %,.0f admissions/s) for %d s (%,d requests), up to %d connections",
                 rate, s.overloadFactor(), base, s.overloadDuration().toSeconds(), total, s.openConnections());
         double from = b.now();
-        b.r.overload = b.onCoupon("overload", total, path -> {
-            try (LoadRunner http = new LoadRunner(s.api(), s.openConnections(), s.timeout())) {
-                return new OpenModel(OpenModel.Timeline.SYSTEM)
-                        .run(
-                                "overload " + rate + "/s",
-                                s.openConnections(),
-                                rate,
-                                total,
-                                (i, done) -> http.send(b.post(path, i))
-                                        .subscribe(
-                                                answer -> done.answered(Labels.of(answer.status(), answer.body())),
-                                                done::failed),
-                                s.timeout());
-            }
-        });
+        b.r.overload = b.onCoupon(
+                        "overload",
+                        total,
+                        path -> OpenModelPhase.overHttp(
+                                b, s.api(), b.apiPid, "overload " + rate + "/s", path, rate, total))
+                .result();
         b.r.overloadBase = base;
         b.span("overload", from, b.now());
         b.info("overload: " + BenchRun.line(b.r.overload.measured()));

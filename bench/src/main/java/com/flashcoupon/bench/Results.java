@@ -78,7 +78,12 @@ final class Results {
     double openShare;
 
     OpenModel.Result open;
+    OpenModelPhase.Cpu openCpu;
     int openTargetRate;
+    /** The same open model against the reference server: the most the api's latency could be on this machine. */
+    OpenModel.Result openReference;
+
+    OpenModelPhase.Cpu openReferenceCpu;
     /** The overload phase: an open model at a multiple of {@link #overloadBase}. */
     OpenModel.Result overload;
     /** Admissions per second the overload rate was a multiple of: the saturation phase's, or --overload-rate's. */

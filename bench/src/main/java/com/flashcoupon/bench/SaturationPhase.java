@@ -57,21 +57,7 @@ final class SaturationPhase implements Phase {
     /** The reference server, started here in its own JVM, warmed, then measured like the api. */
     private static void reference(BenchRun b, int n, int connections) throws Exception {
         BenchSettings s = b.s;
-        ReferenceServer.Settings settings = new ReferenceServer.Settings(
-                s.redisUrl(), s.jwtSecret(), s.script(), b.memberPerSecond, b.addressPerSecond);
-        try (ReferenceProcess reference = ReferenceProcess.start(
-                settings,
-                ReferenceProcess.jvmOptionsOf(b.apiPid, java.util.List.of("-XX:+UseParallelGC")),
-                s.out().resolve("reference-server.log"))) {
-            b.info("reference server: pid %d, port %d", reference.pid(), reference.port());
-            Duration warmup = s.warmup().compareTo(REFERENCE_WARMUP) < 0 ? s.warmup() : REFERENCE_WARMUP;
-            long warm = b.redis.scratch(10_000_000);
-            try (var http = new com.flashcoupon.loadgen.engine.LoadRunner(reference.url(), connections, s.timeout())) {
-                Measured w = TimedLoop.run(http, "reference warm-up", warmup, i -> b.post(BenchRun.issuePath(warm), i));
-                b.info("reference server warm-up: " + BenchRun.line(w));
-            } finally {
-                b.redis.delete(warm);
-            }
+        try (ReferenceProcess reference = startWarmed(b)) {
             long coupon = b.redis.scratch(n);
             CpuMeter cpu = new CpuMeter(reference.pid());
             CpuMeter redisCpu = new CpuMeter(b.redisPid);
@@ -99,6 +85,37 @@ final class SaturationPhase implements Phase {
             b.info(
                     "saturation, reference server: %s; CPU per admission %s",
                     BenchRun.line(b.r.reference), Fmt.micros(b.r.referenceCpuMicrosPerAdmission));
+        }
+    }
+
+    /**
+     * The reference server in its own JVM with the api's JVM options and rate limits, warmed by a closed loop at the
+     * saturation's concurrency (its JIT has to reach the api's warmed state before it is measured); the caller stops
+     * it.
+     */
+    static ReferenceProcess startWarmed(BenchRun b) throws Exception {
+        BenchSettings s = b.s;
+        ReferenceServer.Settings settings = new ReferenceServer.Settings(
+                s.redisUrl(), s.jwtSecret(), s.script(), b.memberPerSecond, b.addressPerSecond);
+        ReferenceProcess reference = ReferenceProcess.start(
+                settings,
+                ReferenceProcess.jvmOptionsOf(b.apiPid, java.util.List.of("-XX:+UseParallelGC")),
+                s.out().resolve("reference-server.log"));
+        try {
+            b.info("reference server: pid %d, port %d", reference.pid(), reference.port());
+            Duration warmup = s.warmup().compareTo(REFERENCE_WARMUP) < 0 ? s.warmup() : REFERENCE_WARMUP;
+            long warm = b.redis.scratch(10_000_000);
+            try (var http = new com.flashcoupon.loadgen.engine.LoadRunner(
+                    reference.url(), s.saturationConcurrency(), s.timeout())) {
+                Measured w = TimedLoop.run(http, "reference warm-up", warmup, i -> b.post(BenchRun.issuePath(warm), i));
+                b.info("reference server warm-up: " + BenchRun.line(w));
+            } finally {
+                b.redis.delete(warm);
+            }
+            return reference;
+        } catch (Exception | Error e) {
+            reference.close();
+            throw e;
         }
     }
 }

@@ -1,6 +1,7 @@
 package com.flashcoupon.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.flashcoupon.loadgen.Flags;
 import com.flashcoupon.loadgen.crowd.CrowdPlan;
@@ -113,6 +114,27 @@ class PartsTest {
         BenchSettings s = BenchSettings.from(true, flags, Map.of(), Path.of("/repo"));
         assertThat(BenchMain.PHASES.stream().filter(step -> step.wanted(s)).map(BenchMain.Step::name))
                 .containsExactly("crowd", "hold", "growth and issuance");
+    }
+
+    @Test
+    void theReferenceServersOpenModelRunsAtTheRateTheApisRan() {
+        Flags flags = Flags.parse(List.of("--phases", "open,open-reference"), BenchSettings.OPTIONS, Map.of());
+        BenchSettings s = BenchSettings.from(true, flags, Map.of(), Path.of("/repo"));
+        BenchRun b = new BenchRun(s, new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+
+        assertThatThrownBy(() -> OpenModelPhase.offeredRate(b, "open-reference"))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("--phases saturation,open-reference");
+
+        // 70% of the saturation phase's 5,000 admissions/s
+        b.r.saturation = ReportTest.run("saturation", 256, 100_000, 20, 10, Map.of("202", 100_000L));
+        assertThat(OpenModelPhase.offeredRate(b, "open-reference")).isEqualTo(3_500);
+
+        // once the api's open model ran, the reference gets exactly its rate
+        b.r.openTargetRate = 3_333;
+        assertThat(OpenModelPhase.offeredRate(b, "open-reference")).isEqualTo(3_333);
+        assertThat(BenchMain.PHASES.stream().filter(step -> step.wanted(s)).map(BenchMain.Step::name))
+                .containsExactly("open", "open-reference");
     }
 
     @Test
