@@ -210,10 +210,8 @@ final class Report {
                 rows.add(latencyRow(m));
             }
         }
-        for (OpenModel.Result open : new OpenModel.Result[] {r.open, r.openReference}) {
-            if (open != null) {
-                rows.add(latencyRow(open.measured()));
-            }
+        for (OpenModel.Result open : openRuns(r)) {
+            rows.add(latencyRow(open.measured()));
         }
         if (rows.isEmpty()) {
             line("Not measured: see the notes.");
@@ -228,17 +226,15 @@ final class Report {
             line();
         }
         saturation(r);
-        for (OpenModel.Result open : new OpenModel.Result[] {r.open, r.openReference}) {
-            if (open != null) {
-                line((open == r.open ? "Open model" : "Open model against the reference server") + ": "
-                        + Fmt.count(open.measured().total()) + " requests offered at "
-                        + Fmt.perSecond(open.ratePerSecond()) + ", latency timed from each request's intended start "
-                        + "(coordinated omission corrected); the client started a request at worst "
-                        + Fmt.ms(open.maxStartLag().toNanos() / 1e6) + " behind schedule"
-                        + (open.unfinished() > 0 ? "; " + Fmt.count(open.unfinished()) + " never answered" : "")
-                        + ".");
-                line();
-            }
+        for (OpenModel.Result open : openRuns(r)) {
+            line((open == r.open ? "Open model" : "Open model against the reference server") + ": "
+                    + Fmt.count(open.measured().total()) + " requests offered at "
+                    + Fmt.perSecond(open.ratePerSecond()) + ", latency timed from each request's intended start "
+                    + "(coordinated omission corrected); the client started a request at worst "
+                    + Fmt.ms(open.maxStartLag().toNanos() / 1e6) + " behind schedule"
+                    + (open.unfinished() > 0 ? "; " + Fmt.count(open.unfinished()) + " never answered" : "")
+                    + ".");
+            line();
         }
         openCpu(r);
         line("Outcomes (HTTP status and problem code; the raw runs count the script's answers):");
@@ -250,11 +246,9 @@ final class Report {
                 outcomes.add(List.of(m.label(), outcomes(m.outcomes())));
             }
         }
-        for (OpenModel.Result open : new OpenModel.Result[] {r.open, r.openReference}) {
-            if (open != null) {
-                outcomes.add(List.of(
-                        open.measured().label(), outcomes(open.measured().outcomes())));
-            }
+        for (OpenModel.Result open : openRuns(r)) {
+            outcomes.add(
+                    List.of(open.measured().label(), outcomes(open.measured().outcomes())));
         }
         table(List.of("run", "outcomes"), outcomes);
     }
@@ -308,6 +302,13 @@ final class Report {
                 + (r.referenceJvmOptions.isEmpty() ? "" : " (`" + r.referenceJvmOptions + "`)")
                 + ", warmed before it is measured, with the api's rate limits.");
         line();
+    }
+
+    /** The open models that ran: the api's, then the reference server's at the same rate. */
+    private static List<OpenModel.Result> openRuns(Results r) {
+        return java.util.stream.Stream.of(r.open, r.openReference)
+                .filter(java.util.Objects::nonNull)
+                .toList();
     }
 
     /** Where the cores went during the open models: each process's CPU per answered request. */
