@@ -1,53 +1,62 @@
 -- Admission of one member to one coupon, first-come, in one atomic step with its rate limits (docs/architecture.md,
--- Delivery semantics). check_limits (limits.lua) and draw_if_due (draw.lua) are put in front of this file. Every key
+-- Delivery semantics). check_limits (limits.lua) and draw_window (draw.lua) are put in front of this file. Every key
 -- is in the coupon's slot.
 -- KEYS: 1 meta, 2 queue, 3 seq, 4 done, 5 stats, 6 result, 7 the member's limit, 8 the address's limit, 9 the draw
--- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off), 6 the member's
---       ticket for a RANDOMIZED_START event's draw (a random integer below 2^53; used only within its window)
--- Returns {outcome, a, b, c, d}:
+-- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off)
+-- Returns {outcome, a, b, c, d, e}:
 --   0 mirror missing (the api restores it from MySQL and asks again; it never guesses), nothing charged
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
 --   1 admitted: a = sequence, b = done, c = rate
 --   2 asked before: a = the same sequence, b = done, c = rate, d = the member's result ('' while waiting)
 --   3 sold out, 4 not open yet (a = openAt), 5 closed: c = rate
---   7 in the draw, newly (within a RANDOMIZED_START window): a = the place the tickets drawn so far give, b = drawAt,
---     c = rate; 8 the same, asked before
---   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not drawn)
+--   7 in the draw of a RANDOMIZED_START event, newly (within its window): a = the entrants so far, b = drawAt,
+--     c = rate, e = the places the draw would give them now; 8 the same, asked before (d = 'DRAWING' once the window
+--     is closed and the draw is being made: a and e are then what the window froze)
+--   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not placed)
+-- The stock cap counts the queue, base (admissions known only as a count after a Redis loss) and held (places of a
+-- closed window that the draw job has not written into the queue yet).
 local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base')
 if not meta[1] then
-  return {0, 0, 0, 0, ''}
+  return {0, 0, 0, 0, '', 0}
 end
 local refused, wait = check_limits(7, 2, 2)
 if refused > 0 then
-  return {6, refused, wait, 0, ''}
+  return {6, refused, wait, 0, '', 0}
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local rate = tonumber(meta[5])
 if now < tonumber(meta[2]) then
-  return {4, tonumber(meta[2]), 0, rate, ''}
+  return {4, tonumber(meta[2]), 0, rate, '', 0}
 end
 local closeAt = tonumber(meta[3])
 if meta[4] == '1' or (closeAt > 0 and now >= closeAt) then
-  return {5, 0, 0, rate, ''}
+  return {5, 0, 0, rate, '', 0}
 end
-local pending, draw_at = draw_if_due(KEYS[1], KEYS[2], KEYS[3], KEYS[9], now)
-if pending == 1 then
-  local added = redis.call('ZADD', KEYS[9], 'NX', ARGV[6], ARGV[1])
-  return {added == 1 and 7 or 8, redis.call('ZRANK', KEYS[9], ARGV[1]) + 1, draw_at, rate, ''}
+local state, draw_at = draw_window(KEYS[1], KEYS[2], KEYS[3], KEYS[9], now)
+if state == 1 then
+  local added = redis.call('ZADD', KEYS[9], 'NX', 0, ARGV[1])
+  local entrants, places = draw_odds(KEYS[1], KEYS[2], KEYS[9], state)
+  return {added == 1 and 7 or 8, entrants, draw_at, rate, '', places}
+end
+if state == 2 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
+  local entrants, places = draw_odds(KEYS[1], KEYS[2], KEYS[9], state)
+  return {8, entrants, draw_at, rate, 'DRAWING', places}
 end
 local done = tonumber(redis.call('GET', KEYS[4]) or '0')
 local seq = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if seq then
-  return {2, tonumber(seq), done, rate, redis.call('HGET', KEYS[6], ARGV[1]) or ''}
+  return {2, tonumber(seq), done, rate, redis.call('HGET', KEYS[6], ARGV[1]) or '', 0}
 end
 if draw_at > 0 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
-  return {2, 0, done, rate, 'F:SOLD_OUT'}
+  return {2, 0, done, rate, 'F:SOLD_OUT', 0}
 end
-if redis.call('ZCARD', KEYS[2]) + tonumber(meta[6] or '0') >= tonumber(meta[1]) then
+-- held is read now, not with the meta above: this very call may have closed the window
+local held = draw_at > 0 and tonumber(redis.call('HGET', KEYS[1], 'held') or '0') or 0
+if redis.call('ZCARD', KEYS[2]) + tonumber(meta[6] or '0') + held >= tonumber(meta[1]) then
   redis.call('HINCRBY', KEYS[5], 'rejectedSoldOut', 1)
-  return {3, 0, 0, rate, ''}
+  return {3, 0, 0, rate, '', 0}
 end
 seq = redis.call('INCR', KEYS[3])
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
-return {1, seq, done, rate, ''}
+return {1, seq, done, rate, '', 0}

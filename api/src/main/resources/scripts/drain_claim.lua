@@ -2,8 +2,9 @@
 -- on draining it. No lease is taken for a coupon with nothing to publish: an idle or finished event costs this one
 -- script call per tick and instance until it is retired. Every instance also gets the coupon's progress (done, the
 -- drainer's effective rate and the worker's write latency) for its waiting estimates, whoever drains.
--- A RANDOMIZED_START event's draw takes place here too, on the first tick after its window (draw.lua, put in front of
--- this file), so the members it places are drained even when nobody asks after the window.
+-- A RANDOMIZED_START event's window is closed here too, on the first tick after it (draw_window, draw.lua, put in front
+-- of this file); until the draw job has written the places it gives into the queue, nothing of the coupon is
+-- published: the members it places come before everyone admitted after the window.
 -- KEYS: 1 lease, 2 meta, 3 queue, 4 cursor, 5 done, 6 stats, 7 seq, 8 the draw       ARGV: 1 owner id, 2 lease ttl ms
 -- Returns {owned (0/1), cursor, queued, rate, base, done, effective rate ('' when none), reason of a cut or '',
 -- worker write latency ms ('' when none), age of that latency in ms}; owned is 0 when the coupon is not in Redis,
@@ -14,7 +15,7 @@ if not meta[1] then
 end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-draw_if_due(KEYS[2], KEYS[3], KEYS[7], KEYS[8], now)
+local draw_state = draw_window(KEYS[2], KEYS[3], KEYS[7], KEYS[8], now)
 local cursor = tonumber(redis.call('GET', KEYS[4]) or '0')
 local queued = redis.call('ZCARD', KEYS[3])
 local done = tonumber(redis.call('GET', KEYS[5]) or '0')
@@ -27,7 +28,7 @@ local function progress(owned)
   return {owned, cursor, queued, tonumber(meta[1]), tonumber(meta[2] or '0'), done, meta[3] or '', meta[4] or '',
     health[1] or '', age}
 end
-if cursor >= queued then
+if cursor >= queued or draw_state == 2 then
   return progress(0)
 end
 local owner = redis.call('GET', KEYS[1])

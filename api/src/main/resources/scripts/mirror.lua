@@ -7,7 +7,9 @@
 --         lost the coupon and this is not 0, the restore runs first (restore_members.lua puts the decided members
 --         back, the api counts the admissions lost) and only the holder of the restoring lock writes the meta,
 --       10 the caller's restoring token ('' when it holds none),
---       11 drawAt: when a RANDOMIZED_START event draws its window's members (epoch ms), 0 for FIFO (draw.lua)
+--       11 drawAt: when a RANDOMIZED_START event draws its window's members (epoch ms), 0 for FIFO (draw.lua),
+--       12 '1' when MySQL recorded that event's draw (it is made: a Redis that lost the coupon must not close the
+--          window again on an empty draw; the members it left out are answered from MySQL), else '0'
 -- Returns 1 when the coupon was already mirrored (and is now updated), 0 when this call restored (or created) it,
 --         2 when Redis holds a newer version (a stale snapshot: nothing written, so a close is never undone),
 --         3 when the event is retired (nothing written: a retired event never comes back into Redis),
@@ -36,6 +38,9 @@ if lost then
 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3], 'closeAt', ARGV[4],
   'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0')
+if ARGV[12] == '1' then
+  redis.call('HSET', KEYS[1], 'drawn', '1')
+end
 if lost then
   -- The queue holds the members MySQL decided (restored, or recorded by the worker meanwhile), all published:
   -- they stand below the cursor, base counts the other published admissions once (the stock floor), and the

@@ -55,7 +55,7 @@ final class RawRedis implements AutoCloseable {
 
     /**
      * The script as the api runs it: the functions it calls, beside it, in front: {@code draw.lua} (a
-     * RANDOMIZED_START event's draw) and {@code limits.lua} (the rate limits' check).
+     * RANDOMIZED_START event's window) and {@code limits.lua} (the rate limits' check).
      */
     static String withLimits(Path script) throws IOException {
         StringBuilder text = new StringBuilder();

@@ -86,11 +86,16 @@ public final class CouponKeys {
     }
 
     /**
-     * The draw of a {@code RANDOMIZED_START} event: the members who asked within its window, each with the random
-     * ticket the api drew for them (a sorted set; the lowest tickets get the first places when the window ends).
+     * The draw of a {@code RANDOMIZED_START} event: the members who asked within its window (a sorted set, every score
+     * 0, so that it keeps them in the byte order of their ids: the order the draw's digest is taken in).
      */
     public static String draw(long couponId) {
         return tag(couponId) + ":draw";
+    }
+
+    /** The lease of the api instance making a {@code RANDOMIZED_START} event's draw (its token, expiring). */
+    public static String drawLease(long couponId) {
+        return tag(couponId) + ":drawing";
     }
 
     /** A member's rate limit on this coupon's endpoints (GCRA state), in the coupon's slot. */
@@ -134,6 +139,7 @@ public final class CouponKeys {
                 stats(couponId),
                 lease(couponId),
                 restoring(couponId),
-                draw(couponId));
+                draw(couponId),
+                drawLease(couponId));
     }
 }

@@ -21,6 +21,7 @@ class CouponKeysTest {
                 CouponKeys::lease,
                 CouponKeys::restoring,
                 CouponKeys::draw,
+                CouponKeys::drawLease,
                 CouponKeys::retired);
         assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
         assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
@@ -39,7 +40,8 @@ class CouponKeysTest {
                         CouponKeys.stats(42),
                         CouponKeys.lease(42),
                         CouponKeys.restoring(42),
-                        CouponKeys.draw(42))
+                        CouponKeys.draw(42),
+                        CouponKeys.drawLease(42))
                 .doesNotContain(CouponKeys.retired(42));
     }
 

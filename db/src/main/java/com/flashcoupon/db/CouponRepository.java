@@ -200,27 +200,6 @@ public class CouponRepository {
                 .update();
     }
 
-    /**
-     * Records the members a RANDOMIZED_START event's draw left out as FAILED SOLD_OUT (request_seq 0: they never had a
-     * place), so MySQL answers their status once the event is retired; the event's counters do not change (they count
-     * admitted members). Idempotent: members already recorded are skipped. Returns the rows inserted.
-     */
-    public int recordLeftOutOfDraw(long id, List<String> members, Instant at) {
-        if (members.isEmpty()) {
-            return 0;
-        }
-        StringBuilder sql = new StringBuilder(
-                "INSERT IGNORE INTO coupon_issue_failure (coupon_id, member_id, request_seq, reason, failed_at) VALUES ");
-        List<Object> params = new java.util.ArrayList<>(members.size() * 3);
-        for (int i = 0; i < members.size(); i++) {
-            sql.append(i == 0 ? "" : ", ").append("(?, ?, 0, 'SOLD_OUT', ?)");
-            params.add(id);
-            params.add(members.get(i));
-            params.add(timestamp(at));
-        }
-        return jdbc.sql(sql.toString()).params(params).update();
-    }
-
     public void addDeadLettered(long id, int n) {
         jdbc.sql("UPDATE coupon SET dead_lettered_count = dead_lettered_count + ? WHERE id = ?")
                 .params(n, id)

@@ -2,6 +2,7 @@ package com.flashcoupon.api.admin;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.flashcoupon.api.coupon.CouponState;
+import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.db.Coupon;
 import java.time.Instant;
@@ -30,7 +31,68 @@ record AdminCouponView(
         Pace pace,
         Coupon.Queueing queueing,
         @JsonInclude(JsonInclude.Include.NON_NULL) Integer queueingWindowSeconds,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw) {
+
+    /**
+     * A RANDOMIZED_START event's draw (docs/architecture.md, "A draw anyone can check"): the commitment from the
+     * event's creation on; the entrants and places so far while the window is open; once the draw is recorded, the seed
+     * and what the draw was made from and gave, so that anyone can recompute it ({@code bin/verify-draw}).
+     *
+     * @param state {@code OPEN} (the window), {@code DRAWING} (closed, not recorded yet), {@code MADE} (recorded)
+     * @param commitment lower-case hex SHA-256 of the seed; null for a draw made before draws had seeds
+     * @param entrants the members in the draw (so far, until it is made)
+     * @param places how many of them the draw places (would place, until it is made)
+     * @param placed how many it placed; null until it is made
+     * @param seed lower-case hex of the seed's 32 bytes; null until the draw is made
+     * @param entrantsDigest lower-case hex SHA-256 of the entrant list; null until the draw is made
+     * @param firstSequence the admission sequence of place 1 (place p has firstSequence + p - 1); null until made
+     */
+    record Draw(
+            DrawState state,
+            String commitment,
+            Instant drawAt,
+            long entrants,
+            long places,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawnAt,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Integer placed,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String seed,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsDigest,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long firstSequence) {
+
+        static Draw of(DrawRecord record, CouponState state) {
+            if (record.recorded()) {
+                return new Draw(
+                        DrawState.MADE,
+                        record.commitment(),
+                        record.drawAt(),
+                        record.entrants(),
+                        record.placed(),
+                        record.drawnAt(),
+                        record.placed(),
+                        record.seed(),
+                        record.entrantsDigest(),
+                        record.firstSequence());
+            }
+            return new Draw(
+                    state.draw().state() == 1 ? DrawState.OPEN : DrawState.DRAWING,
+                    record.commitment(),
+                    record.drawAt(),
+                    state.draw().entrants(),
+                    state.draw().places(),
+                    null,
+                    null,
+                    null,
+                    null,
+                    null);
+        }
+    }
+
+    enum DrawState {
+        OPEN,
+        DRAWING,
+        MADE
+    }
 
     /**
      * The rates behind the issuance and the waiting estimates (docs/http-api.md): the operator's, the drainer's
@@ -76,10 +138,11 @@ record AdminCouponView(
 
     /** MySQL counts what was written (issued, failed, ...), Redis what was admitted and published. */
     static AdminCouponView of(Coupon coupon, CouponState state) {
-        return of(coupon, state, IssuePace.Snapshot.NONE);
+        return of(coupon, state, IssuePace.Snapshot.NONE, null);
     }
 
-    static AdminCouponView of(Coupon coupon, CouponState state, IssuePace.Snapshot seen) {
+    /** {@code draw}: the event's draw as MySQL records it; null for a FIFO event (or one drawn before draws had rows). */
+    static AdminCouponView of(Coupon coupon, CouponState state, IssuePace.Snapshot seen, DrawRecord draw) {
         var stats = new Stats(
                 state.admitted(),
                 state.rejectedSoldOut(),
@@ -109,7 +172,8 @@ record AdminCouponView(
                 pace(coupon, seen),
                 coupon.queueing(),
                 coupon.drawAt() == null ? null : coupon.queueingWindowSeconds(),
-                coupon.drawAt());
+                coupon.drawAt(),
+                draw == null ? null : Draw.of(draw, state));
     }
 
     /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */

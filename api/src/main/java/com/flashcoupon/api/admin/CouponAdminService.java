@@ -4,7 +4,10 @@ import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
+import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.draw.DrawRecord;
+import com.flashcoupon.api.draw.DrawRepository;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.db.Coupon;
@@ -13,9 +16,13 @@ import com.flashcoupon.db.NewCoupon;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.support.TransactionTemplate;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -35,6 +42,8 @@ class CouponAdminService {
     private final BlockingIo blocking;
     private final Clock clock;
     private final IssuePace pace;
+    private final DrawRepository draws;
+    private final TransactionTemplate transaction;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -42,8 +51,12 @@ class CouponAdminService {
             CouponStates states,
             BlockingIo blocking,
             Clock clock,
-            IssuePace pace) {
+            IssuePace pace,
+            DrawRepository draws,
+            TransactionTemplate transaction) {
         this.pace = pace;
+        this.draws = draws;
+        this.transaction = transaction;
         this.coupons = coupons;
         this.mirror = mirror;
         this.states = states;
@@ -51,6 +64,10 @@ class CouponAdminService {
         this.clock = clock;
     }
 
+    /**
+     * A new event; a RANDOMIZED_START one gets its draw's secret seed in the same transaction, so no event ever exists
+     * without the commitment it is drawn by.
+     */
     Mono<AdminCouponView> create(CreateCouponRequest request) {
         var coupon = new NewCoupon(
                 request.name().strip(),
@@ -61,7 +78,13 @@ class CouponAdminService {
                 request.validDaysOrDefault(),
                 request.queueingOrDefault(),
                 request.queueingWindowSecondsOrZero());
-        return blocking.call(() -> coupons.insert(coupon))
+        return blocking.call(() -> transaction.execute(status -> {
+                    long id = coupons.insert(coupon);
+                    if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
+                        draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
+                    }
+                    return id;
+                }))
                 .handle(logging(id -> log.info(
                         "coupon {} created: {} of '{}', {}",
                         id,
@@ -72,27 +95,49 @@ class CouponAdminService {
     }
 
     Flux<AdminCouponView> list() {
-        return blocking.call(() -> coupons.findRecent(LIST_LIMIT))
+        return blocking.call(() -> {
+                    List<Coupon> recent = coupons.findRecent(LIST_LIMIT);
+                    Map<Long, DrawRecord> drawn =
+                            draws.findAll(recent.stream().map(Coupon::id).toList());
+                    return recent.stream()
+                            .map(coupon -> new Listed(coupon, drawn.get(coupon.id())))
+                            .toList();
+                })
                 .flatMapMany(Flux::fromIterable)
-                .concatMap(coupon -> states.load(coupon.id())
-                        .map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
+                .concatMap(listed ->
+                        states.load(listed.coupon().id()).map(state -> view(listed.coupon(), state, listed.draw())));
     }
 
+    private record Listed(Coupon coupon, DrawRecord draw) {}
+
     Mono<AdminCouponView> get(long id) {
-        return find(id).flatMap(coupon ->
-                states.load(id).map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
+        return find(id).flatMap(this::view);
+    }
+
+    /** The coupon with its live state and, for a RANDOMIZED_START event, its draw. */
+    private Mono<AdminCouponView> view(Coupon coupon) {
+        Mono<DrawRecord> draw = coupon.queueing() == Coupon.Queueing.RANDOMIZED_START
+                ? blocking.call(() -> draws.find(coupon.id())).flatMap(Mono::justOrEmpty)
+                : Mono.empty();
+        return draw.map(Optional::of)
+                .defaultIfEmpty(Optional.empty())
+                .flatMap(found -> states.load(coupon.id()).map(state -> view(coupon, state, found.orElse(null))));
+    }
+
+    private AdminCouponView view(Coupon coupon, CouponState state, DrawRecord draw) {
+        return AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()), draw);
     }
 
     Mono<AdminCouponView> patch(long id, PatchCouponRequest request) {
         return findChangeable(id)
                 .flatMap(coupon -> {
-                    if (request.closeAt() != null && !request.closeAt().isAfter(coupon.openAt())) {
+                    // compared as stored: whole seconds, so a stored closeAt is never equal to openAt or drawAt
+                    Instant closeAt = seconds(request.closeAt());
+                    if (closeAt != null && !closeAt.isAfter(coupon.openAt())) {
                         return Mono.error(
                                 ApiException.invalid("closeAt must be after openAt (" + coupon.openAt() + ")."));
                     }
-                    if (request.closeAt() != null
-                            && coupon.drawAt() != null
-                            && !request.closeAt().isAfter(coupon.drawAt())) {
+                    if (closeAt != null && coupon.drawAt() != null && !closeAt.isAfter(coupon.drawAt())) {
                         return Mono.error(ApiException.invalid(
                                 "closeAt must be after the queueing window's draw (" + coupon.drawAt() + ")."));
                     }
@@ -125,9 +170,7 @@ class CouponAdminService {
     }
 
     private Mono<AdminCouponView> remirror(long id) {
-        return find(id).flatMap(coupon -> mirror.mirror(coupon)
-                .then(states.load(id))
-                .map(state -> AdminCouponView.of(coupon, state, pace.snapshot(coupon.id()))));
+        return find(id).flatMap(coupon -> mirror.mirror(coupon).then(view(coupon)));
     }
 
     /** The coupon, unless it is retired: a retired event's settings no longer change (409 RETIRED). */
@@ -142,7 +185,7 @@ class CouponAdminService {
     }
 
     /** Coupon windows are whole seconds (MariaDB drops fractions of bound timestamps; nobody needs them here). */
-    private static Instant seconds(Instant instant) {
+    static Instant seconds(Instant instant) {
         return instant == null ? null : instant.truncatedTo(ChronoUnit.SECONDS);
     }
 }

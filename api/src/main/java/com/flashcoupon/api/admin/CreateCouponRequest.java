@@ -26,13 +26,15 @@ record CreateCouponRequest(
 
     static final int DEFAULT_VALID_DAYS = 30;
 
+    /** Compared as they are stored (whole seconds), so a stored closeAt never equals openAt or the draw's time. */
     @AssertTrue(message = "must be after openAt, and after the queueing window when there is one")
     boolean isCloseAt() {
         if (closeAt == null || openAt == null) {
             return true;
         }
-        Instant lastOfWindow = queueingWindowSeconds == null ? openAt : openAt.plusSeconds(queueingWindowSeconds);
-        return closeAt.isAfter(lastOfWindow);
+        Instant opens = CouponAdminService.seconds(openAt);
+        Instant lastOfWindow = queueingWindowSeconds == null ? opens : opens.plusSeconds(queueingWindowSeconds);
+        return CouponAdminService.seconds(closeAt).isAfter(lastOfWindow);
     }
 
     @AssertTrue(message = "RANDOMIZED_START needs queueingWindowSeconds (1 to 3600); FIFO takes none")

@@ -2,13 +2,25 @@ package com.flashcoupon.api.admission;
 
 /**
  * What the admission script answered for one member; {@code result} is the member's recorded result when they asked
- * before and it is decided ({@code I:<wallet id>} or {@code F:<reason>}), empty otherwise.
+ * before and it is decided ({@code I:<wallet id>} or {@code F:<reason>}), empty otherwise; {@code places} is set for
+ * the draw's outcomes only.
  */
-record Admission(Outcome outcome, long sequence, long done, int rate, String result) {
+record Admission(Outcome outcome, long sequence, long done, int rate, String result, long places) {
 
     Admission(Outcome outcome, long sequence, long done, int rate) {
-        this(outcome, sequence, done, rate, "");
+        this(outcome, sequence, done, rate, "", 0);
     }
+
+    Admission(Outcome outcome, long sequence, long done, int rate, String result) {
+        this(outcome, sequence, done, rate, result, 0);
+    }
+
+    /** The draw's window is closed and the draw is being made ({@link Outcome#DRAW_ASKED_BEFORE} only). */
+    boolean drawing() {
+        return DRAWING.equals(result);
+    }
+
+    static final String DRAWING = "DRAWING";
 
     enum Outcome {
         MIRROR_MISSING,
@@ -18,9 +30,15 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
         NOT_OPEN_YET,
         CLOSED,
         RATE_LIMITED,
-        /** in a RANDOMIZED_START event's draw, newly: {@code sequence} is the provisional place, {@code done} drawAt */
+        /**
+         * in a RANDOMIZED_START event's draw, newly (within its window): {@code sequence} is the number of entrants so
+         * far, {@code done} drawAt, {@code places} how many places the draw would give them now
+         */
         DRAW_ENTERED,
-        /** in the draw, asked before it took place; as {@link #DRAW_ENTERED} */
+        /**
+         * in the draw, asked before it was made; as {@link #DRAW_ENTERED}, with {@code result} {@code "DRAWING"} once
+         * the window is closed (the entrants and places it froze)
+         */
         DRAW_ASKED_BEFORE;
 
         static Outcome fromScript(long code) {

@@ -218,6 +218,8 @@ class AdmissionService {
                                 couponId,
                                 memberId,
                                 admission.sequence(),
+                                admission.places(),
+                                admission.drawing(),
                                 Instant.ofEpochMilli(admission.done()),
                                 clock.millis(),
                                 pace.pace(couponId, admission.rate()))));

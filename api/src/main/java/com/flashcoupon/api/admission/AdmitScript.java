@@ -3,12 +3,11 @@ package com.flashcoupon.api.admission;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
+import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.CouponKeys;
-import com.flashcoupon.contract.LuaScripts;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -17,7 +16,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class AdmitScript {
 
-    static final String TEXT = LuaScripts.text("scripts/draw.lua") + RateLimits.withLimits("scripts/admit.lua");
+    static final String TEXT = DrawWindow.withWindow(RateLimits.withLimits("scripts/admit.lua"));
 
     static final ScriptConnection.Script SCRIPT = ScriptConnection.Script.of(TEXT);
 
@@ -39,24 +38,20 @@ final class AdmitScript {
 
     static String[] args(String memberId, RateLimits.CouponLimits limits) {
         List<String> rates = limits.args();
-        return new String[] {memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3), ticket()};
+        return new String[] {memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3)};
     }
 
     /**
-     * A ticket for a RANDOMIZED_START event's draw (read by the script only within the window; kept once drawn, so
-     * asking again never draws again): a uniform random integer below 2^53, exact as a sorted set's score.
+     * The reply; for {@code RATE_LIMITED}, {@code sequence} is the refusing limit (1 member, 2 address), {@code done}
+     * the wait in ms; for the draw's outcomes, see {@link Admission.Outcome#DRAW_ENTERED}.
      */
-    static String ticket() {
-        return Long.toString(ThreadLocalRandom.current().nextLong(1L << 53));
-    }
-
-    /** The reply; for {@code RATE_LIMITED}, {@code sequence} is the refusing limit (1 member, 2 address), {@code done} the wait in ms. */
     static Admission read(List<?> reply) {
         return new Admission(
                 Admission.Outcome.fromScript(number(reply, 0)),
                 number(reply, 1),
                 number(reply, 2),
                 (int) number(reply, 3),
-                reply.size() > 4 ? text(reply, 4) : "");
+                reply.size() > 4 ? text(reply, 4) : "",
+                reply.size() > 5 ? number(reply, 5) : 0);
     }
 }

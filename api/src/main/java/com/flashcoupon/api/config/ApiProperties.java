@@ -22,7 +22,15 @@ public record ApiProperties(
         @Valid @NotNull @DefaultValue Metrics metrics,
         @Valid @NotNull @DefaultValue Overload overload,
         @Valid @NotNull @DefaultValue Redis redis,
-        @Valid @NotNull @DefaultValue WarmUp warmup) {
+        @Valid @NotNull @DefaultValue WarmUp warmup,
+        @Valid @NotNull @DefaultValue Draw draw) {
+
+    /**
+     * Fair-start draws (docs/architecture.md, "Queueing modes"), made by each instance's draw job.
+     *
+     * @param checkEvery how often each instance looks for draws whose window is over
+     */
+    public record Draw(@DefaultValue("500ms") @NotNull Duration checkEvery) {}
 
     /**
      * The api's own warm-up before it reports ready (com.flashcoupon.api.warmup): a flash event opens on a cold JVM.

@@ -6,8 +6,9 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * One executor per kind of job, so that none waits behind another: the drainer may wait for Kafka's acknowledgement
- * for as long as the producer's delivery time-out, and retiring an event may wait for MySQL, while the backend watch,
- * the gauges and the gate's counters must keep their beat. {@code taskScheduler} is the default for {@code @Scheduled}.
+ * for as long as the producer's delivery time-out, retiring an event may wait for MySQL, and a draw of a million
+ * entrants takes seconds, while the backend watch, the gauges and the gate's counters must keep their beat.
+ * {@code taskScheduler} is the default for {@code @Scheduled}.
  */
 @Configuration(proxyBeanMethods = false)
 class SchedulingConfig {
@@ -25,6 +26,11 @@ class SchedulingConfig {
     @Bean
     ThreadPoolTaskScheduler retireScheduler() {
         return scheduler("retire-", 1);
+    }
+
+    @Bean
+    ThreadPoolTaskScheduler drawScheduler() {
+        return scheduler("draw-", 1);
     }
 
     private static ThreadPoolTaskScheduler scheduler(String prefix, int threads) {

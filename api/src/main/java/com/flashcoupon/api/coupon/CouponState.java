@@ -10,6 +10,9 @@ import java.time.Instant;
  * @param queued entries in the admission queue
  * @param cursor queue entries published to Kafka
  * @param done members with a result (issued or failed); after a restore, counted from what MySQL had decided
+ * @param held places of a RANDOMIZED_START event's closed window that its draw has not written into the queue yet
+ *     (admitted: they count in the stock cap)
+ * @param draw the event's draw as Redis sees it ({@link Draw#NONE} for a FIFO event)
  */
 public record CouponState(
         long id,
@@ -24,7 +27,24 @@ public record CouponState(
         long cursor,
         long done,
         long rejectedSoldOut,
-        long now) {
+        long now,
+        long held,
+        Draw draw) {
+
+    /**
+     * A RANDOMIZED_START event's draw: its state (0 nothing to wait for: made, or a FIFO event; 1 the window is open; 2
+     * the window is over and the draw is not made yet), the entrants and the places it would give (so far, or as the
+     * window froze them).
+     */
+    public record Draw(int state, long entrants, long places) {
+
+        public static final Draw NONE = new Draw(0, 0, 0);
+
+        /** The draw is not made yet: its entrants have no outcome, though none of them is in the queue. */
+        public boolean pending() {
+            return state != 0;
+        }
+    }
 
     public enum Status {
         SCHEDULED,
@@ -49,11 +69,13 @@ public record CouponState(
                 0,
                 (long) coupon.issuedCount() + coupon.failedCount(),
                 coupon.rejectedSoldOutCount() == null ? 0 : coupon.rejectedSoldOutCount(),
-                now);
+                now,
+                0,
+                Draw.NONE);
     }
 
     public long admitted() {
-        return base + queued;
+        return base + queued + held;
     }
 
     public long published() {

@@ -55,7 +55,8 @@ public class CouponStates {
                 CouponKeys.queue(id),
                 CouponKeys.cursor(id),
                 CouponKeys.done(id),
-                CouponKeys.stats(id));
+                CouponKeys.stats(id),
+                CouponKeys.draw(id));
         return redis.execute(STATE, keys, List.of())
                 .next()
                 .filter(reply -> number(reply, 0) == 1)
@@ -72,6 +73,8 @@ public class CouponStates {
                         number(reply, 9),
                         number(reply, 10),
                         number(reply, 11),
-                        number(reply, 12)));
+                        number(reply, 12),
+                        number(reply, 13),
+                        new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17))));
     }
 }

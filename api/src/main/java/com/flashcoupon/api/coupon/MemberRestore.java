@@ -42,7 +42,7 @@ public class MemberRestore {
     private static final RedisScript<Long> PAGE =
             RedisScript.of(LuaScripts.text("scripts/restore_members.lua"), Long.class);
     private static final RedisScript<Long> RELEASE =
-            RedisScript.of(LuaScripts.text("scripts/restore_release.lua"), Long.class);
+            RedisScript.of(LuaScripts.text("scripts/release_lock.lua"), Long.class);
 
     private static final RedisScript<Long> REPAIR =
             RedisScript.of(LuaScripts.text("scripts/repair_results.lua"), Long.class);

@@ -4,6 +4,7 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.status.IssuePace;
@@ -51,7 +52,10 @@ class Drainer {
     private static final Logger log = LoggerFactory.getLogger(Drainer.class);
 
     @SuppressWarnings("rawtypes")
-    /** drain_claim.lua, with draw.lua in front: the tick draws a RANDOMIZED_START event's window once it is over. */
+    /**
+     * drain_claim.lua, with draw.lua in front: the tick closes a RANDOMIZED_START event's window once it is over, and
+     * publishes nothing of the coupon until its draw is made.
+     */
     static List<String> claimKeys(long couponId) {
         return List.of(
                 CouponKeys.lease(couponId),
@@ -64,8 +68,8 @@ class Drainer {
                 CouponKeys.draw(couponId));
     }
 
-    static final RedisScript<List> CLAIM = RedisScript.of(
-            LuaScripts.text("scripts/draw.lua") + LuaScripts.text("scripts/drain_claim.lua"), List.class);
+    static final RedisScript<List> CLAIM =
+            RedisScript.of(DrawWindow.withWindow(LuaScripts.text("scripts/drain_claim.lua")), List.class);
 
     /** The same claim, on the connection whose {@code WAIT} then covers it (see {@link #claim}). */
     private static final ScriptConnection.Script CLAIM_SCRIPT = ScriptConnection.Script.of(CLAIM.getScriptAsString());

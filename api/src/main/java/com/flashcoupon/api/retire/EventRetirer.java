@@ -5,6 +5,8 @@ import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.coupon.MemberRestore;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.draw.DrawRecord;
+import com.flashcoupon.api.draw.DrawRepository;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -56,6 +58,7 @@ class EventRetirer {
     private final Counter retiredEvents;
     private final Counter repairedResults;
     private final MemberRestore restore;
+    private final DrawRepository draws;
 
     /**
      * Events whose Redis had fewer results than MySQL at the last pass, with MySQL's count then (retire thread only):
@@ -72,10 +75,12 @@ class EventRetirer {
             RetiredCoupons retired,
             StringRedisTemplate redis,
             MemberRestore restore,
+            DrawRepository draws,
             ApiProperties properties,
             Clock clock,
             MeterRegistry meters) {
         this.restore = restore;
+        this.draws = draws;
         this.coupons = coupons;
         this.states = states;
         this.retired = retired;
@@ -150,7 +155,9 @@ class EventRetirer {
         var inRedis = states.read(id).blockOptional(REDIS_WAIT);
         inRedis.ifPresent(state -> repairIfResultsLost(coupon, state));
         CouponState state = inRedis.orElseGet(() -> CouponState.retired(coupon, now.toEpochMilli()));
-        if (!settled(coupon, state) || (inRedis.isPresent() && drawPending(coupon))) {
+        // a draw still to be made or recorded is waited for: its entrants have no outcome yet (Redis' view of it is
+        // read in the same step as the state, so a draw made in between cannot make the event look settled early)
+        if (!settled(coupon, state) || state.draw().pending() || !drawRecorded(coupon)) {
             return;
         }
         // both updates only from the version read with the row: an operator's change since then (a later closeAt
@@ -168,7 +175,6 @@ class EventRetirer {
             }
             return;
         }
-        recordLeftOutOfDraw(coupon, now);
         if (coupons.markRetired(id, coupon.version(), now, state.admitted(), state.rejectedSoldOut())) {
             retiredEvents.increment();
             coupons.findById(id).ifPresent(this::removeKeys);
@@ -219,44 +225,13 @@ class EventRetirer {
     }
 
     /**
-     * A RANDOMIZED_START event whose draw has not taken place (closed by an operator within its window, say) has
-     * members without an outcome yet, though nobody is in its queue: it is not settled.
+     * A RANDOMIZED_START event settles only once its draw is recorded in MySQL (every entrant's place, or none): MySQL
+     * answers for the members it left out after retirement.
      */
-    private boolean drawPending(Coupon coupon) {
-        return coupon.drawAt() != null && !"1".equals(redis.opsForHash().get(CouponKeys.meta(coupon.id()), "drawn"));
+    private boolean drawRecorded(Coupon coupon) {
+        return coupon.queueing() != Coupon.Queueing.RANDOMIZED_START
+                || draws.find(coupon.id()).map(DrawRecord::recorded).orElse(true);
     }
-
-    /**
-     * The members a RANDOMIZED_START event's draw left out are told SOLD_OUT by Redis (the draw and its mark); before
-     * Redis forgets them, MySQL records them, so their status and a repeated request answer the same after retirement.
-     * Page by page, idempotent: an instance that stops halfway leaves the rest to the next pass.
-     */
-    private void recordLeftOutOfDraw(Coupon coupon, Instant now) {
-        if (coupon.queueing() != Coupon.Queueing.RANDOMIZED_START) {
-            return;
-        }
-        long id = coupon.id();
-        String draw = CouponKeys.draw(id);
-        Long size = redis.opsForZSet().size(draw);
-        int recorded = 0;
-        for (long from = 0; size != null && from < size; from += DRAW_PAGE) {
-            List<String> page = List.copyOf(redis.opsForZSet().range(draw, from, from + DRAW_PAGE - 1));
-            List<Double> placed = redis.opsForZSet().score(CouponKeys.queue(id), page.toArray());
-            List<String> leftOut = new ArrayList<>();
-            for (int i = 0; i < page.size(); i++) {
-                if (placed == null || placed.get(i) == null) {
-                    leftOut.add(page.get(i));
-                }
-            }
-            recorded += coupons.recordLeftOutOfDraw(id, leftOut, now);
-        }
-        if (recorded > 0) {
-            log.info("coupon {}: {} members the draw left out recorded as SOLD_OUT in MySQL", id, recorded);
-        }
-    }
-
-    /** Members of a draw read and recorded per step when an event retires (one multi-row insert each). */
-    static final int DRAW_PAGE = 1_000;
 
     private void removeKeys(Coupon coupon) {
         long id = coupon.id();

@@ -25,7 +25,8 @@ public record IssueStatus(
         @JsonInclude(JsonInclude.Include.NON_NULL) Double assumedRatePerSecond,
         @JsonInclude(JsonInclude.Include.NON_NULL) WaitRange estimatedWaitRange,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Long estimatedWaitMillis) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Long estimatedWaitMillis,
+        @JsonInclude(JsonInclude.Include.NON_NULL) DrawOdds draw) {
 
     public enum State {
         WAITING,
@@ -35,6 +36,24 @@ public record IssueStatus(
 
     /** The wait at the fastest and at the slowest likely rate, in whole seconds (nearest, at least 1). */
     public record WaitRange(long fromSeconds, long toSeconds) {}
+
+    /**
+     * A member's odds in a RANDOMIZED_START event's draw that is not made yet.
+     *
+     * @param state {@code OPEN} while the window is (more members may enter), {@code DRAWING} once it is closed and the
+     *     draw is being made
+     * @param entrants the members in the draw so far (once closed: all of them)
+     * @param places how many of them the draw would place now: the stock left, at most one per entrant
+     * @param chance {@code places / entrants}: the member's chance of a place as things stand
+     * @param waitIfPlaced the wait for the coupon if the draw places the member: from place 1 to the last place, at
+     *     the rate the estimates assume, counted from now (the time to the draw included)
+     */
+    public record DrawOdds(DrawState state, long entrants, long places, double chance, WaitRange waitIfPlaced) {}
+
+    public enum DrawState {
+        OPEN,
+        DRAWING
+    }
 
     /**
      * A waiting request, estimated from the configured rate alone. Issuance follows admission order, so the requests
@@ -47,34 +66,29 @@ public record IssueStatus(
     /** A waiting request, estimated from the rates the api measured and assumes ({@link IssuePace}). */
     public static IssueStatus waiting(long couponId, String memberId, long sequence, long done, IssuePace.Pace pace) {
         long position = Math.max(1, sequence - done);
-        return waiting(couponId, memberId, position, 0, pace, null);
-    }
-
-    /** Waiting at {@code position}, {@code beforeMillis} before the line starts to move (a draw), else 0. */
-    private static IssueStatus waiting(
-            long couponId, String memberId, long position, long beforeMillis, IssuePace.Pace pace, Instant drawAt) {
         if (pace.assumed() <= 0) {
             return new IssueStatus(
                     couponId,
                     memberId,
                     State.WAITING,
                     position,
-                    seconds(beforeMillis + position * 1000),
+                    seconds(position * 1000),
                     null,
                     null,
                     null,
                     null,
-                    drawAt,
+                    null,
+                    null,
                     null);
         }
-        long millis = beforeMillis + millis(position, pace.assumed());
+        long millis = millis(position, pace.assumed());
         long wait = seconds(millis);
         var range = new WaitRange(
-                Math.min(wait, seconds(beforeMillis + millis(position, pace.fast()))),
-                Math.max(wait, seconds(beforeMillis + millis(position, pace.slow()))));
+                Math.min(wait, seconds(millis(position, pace.fast()))),
+                Math.max(wait, seconds(millis(position, pace.slow()))));
         double assumed = Math.round(pace.assumed() * 10) / 10.0;
         return new IssueStatus(
-                couponId, memberId, State.WAITING, position, wait, null, null, assumed, range, drawAt, millis);
+                couponId, memberId, State.WAITING, position, wait, null, null, assumed, range, null, millis, null);
     }
 
     private static long millis(long position, double rate) {
@@ -88,20 +102,36 @@ public record IssueStatus(
 
     public static IssueStatus issued(long couponId, String memberId, long walletCouponId) {
         return new IssueStatus(
-                couponId, memberId, State.ISSUED, null, null, walletCouponId, null, null, null, null, null);
+                couponId, memberId, State.ISSUED, null, null, walletCouponId, null, null, null, null, null, null);
     }
 
     public static IssueStatus failed(long couponId, String memberId, String reason) {
-        return new IssueStatus(couponId, memberId, State.FAILED, null, null, null, reason, null, null, null, null);
+        return new IssueStatus(
+                couponId, memberId, State.FAILED, null, null, null, reason, null, null, null, null, null);
     }
 
     /**
-     * A member of a RANDOMIZED_START event's draw, before it took place: {@code place} is where the tickets drawn so far
-     * put them (later members may draw ahead), the wait is the time to the draw plus that place at the assumed rate.
+     * A member of a RANDOMIZED_START event's draw that is not made yet: no place and no wait (nobody has one before the
+     * draw), but the odds as they stand and the wait if the draw places them, labelled as such.
      */
     public static IssueStatus inDraw(
-            long couponId, String memberId, long place, Instant drawAt, long nowMillis, IssuePace.Pace pace) {
-        return waiting(couponId, memberId, place, Math.max(0, drawAt.toEpochMilli() - nowMillis), pace, drawAt);
+            long couponId,
+            String memberId,
+            long entrants,
+            long places,
+            boolean drawing,
+            Instant drawAt,
+            long nowMillis,
+            IssuePace.Pace pace) {
+        long toDraw = Math.max(0, drawAt.toEpochMilli() - nowMillis);
+        long lastPlace = Math.max(1, Math.min(places, entrants));
+        double rate = pace.assumed();
+        var waitIfPlaced = new WaitRange(seconds(toDraw + millis(1, rate)), seconds(toDraw + millis(lastPlace, rate)));
+        double chance = entrants <= 0 ? 1 : Math.min(1, Math.round(places * 10_000.0 / entrants) / 10_000.0);
+        var odds = new DrawOdds(drawing ? DrawState.DRAWING : DrawState.OPEN, entrants, places, chance, waitIfPlaced);
+        Double assumed = rate > 0 ? Math.round(rate * 10) / 10.0 : null;
+        return new IssueStatus(
+                couponId, memberId, State.WAITING, null, null, null, null, assumed, null, drawAt, null, odds);
     }
 
     public boolean isFinal() {

@@ -3,6 +3,7 @@ package com.flashcoupon.api.status;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
+import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.FailureReason;
 import com.flashcoupon.contract.IssueResult;
@@ -43,13 +44,21 @@ public class LiveStatusHub implements SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(LiveStatusHub.class);
 
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> TICK = RedisScript.of(LuaScripts.text("scripts/live_tick.lua"), List.class);
+    private static final RedisScript<List> TICK =
+            RedisScript.of(DrawWindow.withWindow(LuaScripts.text("scripts/live_tick.lua")), List.class);
+
+    /** live_tick.lua's reply: done, rate, the draw's entrants, places and state, then the lookups. */
+    private static final int REPLY_HEAD = 5;
 
     /** Result lookups per coupon and tick; bounded to stay well inside Lua's argument limit. */
     private static final int MAX_LOOKUPS = 1000;
 
     private final Map<Long, Map<String, Set<LiveStream>>> coupons = new ConcurrentHashMap<>();
     private final Map<Long, Long> lastDone = new ConcurrentHashMap<>();
+
+    /** Each coupon's draw state as the last tick read it (live_tick.lua's: 0 when there is no draw to wait for). */
+    private final Map<Long, Integer> drawStates = new ConcurrentHashMap<>();
+
     private final AtomicInteger open = new AtomicInteger();
     private final AtomicLong ticks = new AtomicLong();
     private final StatusService statuses;
@@ -136,6 +145,7 @@ public class LiveStatusHub implements SmartLifecycle {
     private Mono<Void> tick() {
         boolean heartbeat = ticks.incrementAndGet() % heartbeatEvery == 0;
         lastDone.keySet().retainAll(coupons.keySet());
+        drawStates.keySet().retainAll(coupons.keySet());
         return Flux.fromIterable(List.copyOf(coupons.keySet()))
                 .flatMap(couponId -> tick(couponId, heartbeat), 16)
                 .then();
@@ -160,15 +170,17 @@ public class LiveStatusHub implements SmartLifecycle {
                 }
             }
         }
+        // members waiting for a draw are looked up once it is due by this clock, or made by the last tick's reading
         List<String> drawn = new ArrayList<>();
         long nowMillis = System.currentTimeMillis();
+        boolean made = drawStates.getOrDefault(couponId, -1) == 0;
         for (Map.Entry<String, Set<LiveStream>> entry : members.entrySet()) {
             if (drawn.size() >= MAX_LOOKUPS) {
                 break;
             }
             for (LiveStream stream : entry.getValue()) {
                 Instant drawAt = stream.awaitingDraw();
-                if (drawAt != null && nowMillis >= drawAt.toEpochMilli()) {
+                if (drawAt != null && (made || nowMillis >= drawAt.toEpochMilli())) {
                     drawn.add(entry.getKey());
                     break;
                 }
@@ -179,7 +191,8 @@ public class LiveStatusHub implements SmartLifecycle {
                 CouponKeys.done(couponId),
                 CouponKeys.result(couponId),
                 CouponKeys.queue(couponId),
-                CouponKeys.draw(couponId));
+                CouponKeys.draw(couponId),
+                CouponKeys.seq(couponId));
         List<String> args = new ArrayList<>(1 + lookups.size() + drawn.size());
         args.add(Integer.toString(lookups.size()));
         args.addAll(lookups);
@@ -203,9 +216,11 @@ public class LiveStatusHub implements SmartLifecycle {
             boolean beat) {
         long done = number(reply, 0);
         IssuePace.Pace rate = pace.pace(couponId, (int) number(reply, 1));
+        var odds = new LiveStream.Odds(number(reply, 2), number(reply, 3), (int) number(reply, 4));
         lastDone.put(couponId, done);
+        drawStates.put(couponId, odds.state());
         for (int i = 0; i < lookups.size(); i++) {
-            String value = text(reply, i + 2);
+            String value = text(reply, i + REPLY_HEAD);
             if (!value.isEmpty()) {
                 IssueStatus status = StatusService.fromResult(couponId, lookups.get(i), value);
                 Set<LiveStream> streams = members.get(lookups.get(i));
@@ -215,7 +230,7 @@ public class LiveStatusHub implements SmartLifecycle {
             }
         }
         for (int i = 0; i < drawn.size(); i++) {
-            long placed = number(reply, 2 + lookups.size() + i);
+            long placed = number(reply, REPLY_HEAD + lookups.size() + i);
             Set<LiveStream> streams = members.get(drawn.get(i));
             if (streams == null || placed == 0) {
                 continue;
@@ -231,6 +246,7 @@ public class LiveStatusHub implements SmartLifecycle {
         long minGap = properties.tick().toNanos() - Duration.ofMillis(20).toNanos();
         for (Set<LiveStream> streams : members.values()) {
             for (LiveStream stream : streams) {
+                stream.odds(odds, rate, now, minGap);
                 stream.progress(done, rate, now, minGap);
                 if (beat) {
                     stream.heartbeat();

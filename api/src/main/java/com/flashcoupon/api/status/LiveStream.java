@@ -22,6 +22,7 @@ final class LiveStream {
     private final Sinks.Many<ServerSentEvent<IssueStatus>> sink;
     private long sequence;
     private Instant drawAt;
+    private Odds odds;
     private long position;
     private long lastSentNanos;
     private boolean finished;
@@ -54,7 +55,8 @@ final class LiveStream {
         }
         sequence = tracked.sequence();
         drawAt = tracked.inDraw() ? tracked.status().drawAt() : null;
-        position = tracked.status().position();
+        odds = tracked.inDraw() ? Odds.of(tracked.status().draw()) : null;
+        position = tracked.inDraw() ? 0 : tracked.status().position();
         lastSentNanos = nowNanos;
         sink.tryEmitNext(event(tracked.status()));
     }
@@ -69,12 +71,39 @@ final class LiveStream {
         return finished ? null : drawAt;
     }
 
+    /**
+     * The draw's odds as the last tick read them: while the member waits for the draw, a new status when they changed
+     * (more entrants, fewer places, the window closed) and the last event is at least {@code minGapNanos} old.
+     */
+    synchronized void odds(Odds now, IssuePace.Pace pace, long nowNanos, long minGapNanos) {
+        if (finished || drawAt == null || now.state() == 0 || now.equals(odds)) {
+            return;
+        }
+        if (nowNanos - lastSentNanos < minGapNanos) {
+            return;
+        }
+        IssueStatus status = IssueStatus.inDraw(
+                couponId,
+                memberId,
+                now.entrants(),
+                now.places(),
+                now.state() == 2,
+                drawAt,
+                System.currentTimeMillis(),
+                pace);
+        if (sink.tryEmitNext(event(status)).isSuccess()) {
+            odds = now;
+            lastSentNanos = nowNanos;
+        }
+    }
+
     /** The draw placed this member at {@code sequence}: from now on the stream follows the queue like any other. */
     synchronized void drawn(long placed) {
         if (finished || drawAt == null) {
             return;
         }
         drawAt = null;
+        odds = null;
         sequence = placed;
         position = 0;
         lastSentNanos = 0;
@@ -116,6 +145,17 @@ final class LiveStream {
         if (!finished) {
             sink.tryEmitNext(
                     ServerSentEvent.<IssueStatus>builder().comment("heartbeat").build());
+        }
+    }
+
+    /**
+     * A draw's odds as live_tick.lua reads them: the entrants, the places, and the state (draw.lua's {@code
+     * draw_window}: 1 the window is open, 2 the draw is being made, 0 there is nothing to wait for).
+     */
+    record Odds(long entrants, long places, int state) {
+
+        static Odds of(IssueStatus.DrawOdds draw) {
+            return new Odds(draw.entrants(), draw.places(), draw.state() == IssueStatus.DrawState.DRAWING ? 2 : 1);
         }
     }
 

@@ -5,10 +5,12 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.FailureReason;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -19,14 +21,15 @@ import reactor.core.publisher.Mono;
 
 /**
  * A member's request status: Redis answers (one script, which also checks and charges the request's rate limits in the
- * coupon's slot), MySQL answers when Redis no longer knows the request (after a
- * Redis loss, or for a retired event, whose state is in MySQL alone), since wallets and failures are recorded there.
+ * coupon's slot, and closes a RANDOMIZED_START event's window once it is over), MySQL answers when Redis no longer knows
+ * the request (after a Redis loss, or for a retired event, whose state is in MySQL alone), since wallets, failures and
+ * the members a draw left out are recorded there.
  */
 @Service
 public class StatusService {
 
     private static final ScriptConnection.Script STATUS =
-            ScriptConnection.Script.of(RateLimits.withLimits("scripts/status.lua"));
+            ScriptConnection.Script.of(DrawWindow.withWindow(RateLimits.withLimits("scripts/status.lua")));
 
     private final ScriptConnection redis;
     private final RateLimits limits;
@@ -71,7 +74,8 @@ public class StatusService {
             CouponKeys.done(couponId),
             charged.memberKey(),
             charged.addressKey(),
-            CouponKeys.draw(couponId)
+            CouponKeys.draw(couponId),
+            CouponKeys.seq(couponId)
         };
         List<String> rates = charged.args();
         return redis.eval(STATUS, keys, memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3))
@@ -90,11 +94,14 @@ public class StatusService {
      */
     record Tracked(IssueStatus status, long sequence, boolean inDraw) {}
 
+    /** status.lua's {3, entrants, drawAt, rate, places, state}: in a draw not made yet. */
     private IssueStatus inDraw(long couponId, String memberId, List<?> reply) {
         return IssueStatus.inDraw(
                 couponId,
                 memberId,
                 number(reply, 1),
+                number(reply, 4),
+                number(reply, 5) == 2,
                 Instant.ofEpochMilli(number(reply, 2)),
                 System.currentTimeMillis(),
                 pace.pace(couponId, (int) number(reply, 3)));
@@ -131,10 +138,22 @@ public class StatusService {
         if (issued.isPresent()) {
             return issued;
         }
-        return jdbc.sql("SELECT reason FROM coupon_issue_failure WHERE coupon_id = ? AND member_id = ?")
+        Optional<IssueStatus> failed = jdbc.sql(
+                        "SELECT reason FROM coupon_issue_failure WHERE coupon_id = ? AND member_id = ?")
                 .params(couponId, memberId)
                 .query(String.class)
                 .optional()
                 .map(reason -> IssueStatus.failed(couponId, memberId, reason));
+        if (failed.isPresent()) {
+            return failed;
+        }
+        // a member a RANDOMIZED_START event's draw left out: recorded when the draw was, told SOLD_OUT
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_draw_entrant WHERE coupon_id = ? AND member_id = ?"
+                        + " AND place IS NULL")
+                .params(couponId, memberId)
+                .query(Long.class)
+                .optional()
+                .filter(count -> count > 0)
+                .map(count -> IssueStatus.failed(couponId, memberId, FailureReason.SOLD_OUT.name()));
     }
 }

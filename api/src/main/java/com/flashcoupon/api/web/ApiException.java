@@ -53,6 +53,14 @@ public class ApiException extends RuntimeException {
         return of(ErrorCode.RETIRED, "Coupon " + couponId + " is retired; its settings no longer change.");
     }
 
+    public static ApiException drawNotMade(long couponId, boolean hasDraw) {
+        return of(
+                ErrorCode.DRAW_NOT_MADE,
+                hasDraw
+                        ? "The draw of coupon " + couponId + " is not made yet; its entrants are exported once it is."
+                        : "Coupon " + couponId + " is first come, first served: it has no draw.");
+    }
+
     public static ApiException unavailable(String what) {
         return of(ErrorCode.UNAVAILABLE, what + " is unavailable; nothing was accepted. Try again shortly.");
     }

@@ -19,6 +19,8 @@ public enum ErrorCode {
     EXPIRED(HttpStatus.CONFLICT, "Expired"),
     /** An operator's change to an event that is retired (its life is over; its settings no longer change). */
     RETIRED(HttpStatus.CONFLICT, "Retired"),
+    /** The export of a draw that is not made yet, or of an event that has none (first come, first served). */
+    DRAW_NOT_MADE(HttpStatus.CONFLICT, "Draw not made"),
     PAYLOAD_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests"),

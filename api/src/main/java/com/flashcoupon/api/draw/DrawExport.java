@@ -1,0 +1,87 @@
+package com.flashcoupon.api.draw;
+
+import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.db.Coupon;
+import com.flashcoupon.db.CouponRepository;
+import java.util.List;
+import org.springframework.stereotype.Service;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@code GET /admin/v1/coupons/{id}/draw/entrants}: every entrant of a recorded draw, one line each, in the order of
+ * their ids' UTF-8 bytes (the order the entrants' digest is taken in), read from MySQL page by page as the client
+ * reads, so that a draw of millions of entrants is never held in memory. Tab-separated, after a header line:
+ * {@code memberId ticket place walletCouponId failureReason}, where the ticket is the lower-case hex of the entrant's
+ * ticket, and an absent place (left out), wallet coupon or failure is {@code -}.
+ */
+@Service
+public class DrawExport {
+
+    static final String HEADER = "memberId\tticket\tplace\twalletCouponId\tfailureReason\n";
+
+    /** Entrants per MySQL read. */
+    static final int PAGE = 5_000;
+
+    private final CouponRepository coupons;
+    private final DrawRepository draws;
+    private final BlockingIo blocking;
+
+    DrawExport(CouponRepository coupons, DrawRepository draws, BlockingIo blocking) {
+        this.coupons = coupons;
+        this.draws = draws;
+        this.blocking = blocking;
+    }
+
+    /** The lines, or 404 COUPON_NOT_FOUND, or 409 DRAW_NOT_MADE (a FIFO event, or a draw not recorded yet). */
+    public Flux<String> lines(long couponId) {
+        return blocking.call(() -> recordedDraw(couponId)).flatMapMany(draw -> {
+            DrawRules.Tickets tickets = draw.seed() == null
+                    ? null
+                    : new DrawRules.Tickets(DrawRules.unhex(draw.seed()), DrawRules.unhex(draw.entrantsDigest()));
+            return Flux.just(HEADER)
+                    .concatWith(pages(couponId).concatMapIterable(page -> page).map(entrant -> line(entrant, tickets)));
+        });
+    }
+
+    private DrawRecord recordedDraw(long couponId) {
+        Coupon coupon = coupons.findById(couponId).orElseThrow(() -> ApiException.couponNotFound(couponId));
+        DrawRecord draw = coupon.queueing() == Coupon.Queueing.RANDOMIZED_START
+                ? draws.find(couponId).orElse(null)
+                : null;
+        if (draw == null || !draw.recorded()) {
+            throw ApiException.drawNotMade(couponId, draw != null);
+        }
+        return draw;
+    }
+
+    /** Pages of entrants, each read after the previous one was taken by the client (keyset on the member id). */
+    private Flux<List<DrawRepository.EntrantOutcome>> pages(long couponId) {
+        return page(couponId, "")
+                .expand(page -> page.size() < PAGE
+                        ? Mono.empty()
+                        : page(couponId, page.getLast().member()));
+    }
+
+    private Mono<List<DrawRepository.EntrantOutcome>> page(long couponId, String after) {
+        return blocking.call(() -> draws.entrants(couponId, after, PAGE));
+    }
+
+    private static String line(DrawRepository.EntrantOutcome entrant, DrawRules.Tickets tickets) {
+        return entrant.member()
+                + '\t'
+                + (tickets == null ? "-" : DrawRules.hex(tickets.of(entrant.member())))
+                + '\t'
+                + dash(entrant.place())
+                + '\t'
+                + dash(entrant.walletCouponId())
+                + '\t'
+                + dash(entrant.failureReason())
+                + '\n';
+    }
+
+    private static String dash(Object value) {
+        return value == null ? "-" : value.toString();
+    }
+}

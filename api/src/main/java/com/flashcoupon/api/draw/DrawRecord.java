@@ -1,0 +1,34 @@
+package com.flashcoupon.api.draw;
+
+import java.time.Instant;
+
+/**
+ * A RANDOMIZED_START event's draw as anyone may see it (docs/architecture.md, "A draw anyone can check"): the
+ * commitment from the event's creation on; once the draw is recorded ({@code drawnAt}), the seed and what the draw was
+ * made from and gave. A draw made before draws had seeds has neither seed nor commitment.
+ *
+ * @param commitment lower-case hex SHA-256 of the seed
+ * @param drawAt when the window ends (the entrants are frozen then)
+ * @param drawnAt when the draw's outcome was recorded; null before
+ * @param entrants how many members entered the window; null before
+ * @param placed how many of them the draw placed; null before
+ * @param entrantsDigest lower-case hex SHA-256 of the entrant list; null before
+ * @param firstSequence the admission sequence of place 1; null before
+ * @param seed lower-case hex of the seed's 32 bytes, published once the draw is recorded; null before
+ */
+public record DrawRecord(
+        long couponId,
+        String commitment,
+        Instant drawAt,
+        Instant drawnAt,
+        Integer entrants,
+        Integer placed,
+        String entrantsDigest,
+        Long firstSequence,
+        String seed) {
+
+    /** The draw's outcome is recorded in MySQL: every entrant's place, the seed published. */
+    public boolean recorded() {
+        return drawnAt != null;
+    }
+}

@@ -1,0 +1,155 @@
+package com.flashcoupon.api.draw;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.stereotype.Repository;
+
+/**
+ * {@code coupon_draw} and {@code coupon_draw_entrant}: a RANDOMIZED_START event's seed, its commitment, and once the
+ * draw is made, what it was made from and what it gave each entrant. The seed leaves this class only through {@link
+ * #secretSeed} (for the draw job) and, once the draw is recorded, in the public {@link DrawRecord}.
+ */
+@Repository
+public class DrawRepository {
+
+    private static final String PUBLIC_COLUMNS = "coupon_id, commitment, draw_at, drawn_at, entrants, placed,"
+            + " entrants_digest, first_sequence, CASE WHEN drawn_at IS NOT NULL THEN seed END AS revealed_seed";
+
+    /** Entrants per multi-row insert. */
+    static final int PAGE = 1_000;
+
+    private final JdbcClient jdbc;
+    private final JdbcTemplate template;
+
+    DrawRepository(JdbcClient jdbc, JdbcTemplate template) {
+        this.jdbc = jdbc;
+        this.template = template;
+    }
+
+    /** A new event's draw: a secret seed from a cryptographically secure generator, and its commitment. */
+    public void create(long couponId, Instant drawAt) {
+        byte[] seed = DrawRules.newSeed();
+        jdbc.sql("INSERT INTO coupon_draw (coupon_id, seed, commitment, draw_at) VALUES (?, ?, ?, ?)")
+                .params(couponId, seed, DrawRules.commitment(seed), Timestamp.from(drawAt))
+                .update();
+    }
+
+    /** The draw as anyone may see it: the seed only once the draw is recorded. */
+    public Optional<DrawRecord> find(long couponId) {
+        return jdbc.sql("SELECT " + PUBLIC_COLUMNS + " FROM coupon_draw WHERE coupon_id = ?")
+                .param(couponId)
+                .query(DrawRepository::map)
+                .optional();
+    }
+
+    /** {@link #find} for many events at once (the admin list). */
+    public Map<Long, DrawRecord> findAll(Collection<Long> couponIds) {
+        Map<Long, DrawRecord> draws = new HashMap<>();
+        if (couponIds.isEmpty()) {
+            return draws;
+        }
+        jdbc.sql("SELECT " + PUBLIC_COLUMNS + " FROM coupon_draw WHERE coupon_id IN (:ids)")
+                .param("ids", couponIds)
+                .query(DrawRepository::map)
+                .list()
+                .forEach(draw -> draws.put(draw.couponId(), draw));
+        return draws;
+    }
+
+    /** Draws whose window ended by {@code now} and whose outcome is not recorded yet, of events not retired. */
+    List<Long> due(Instant now, int limit) {
+        return jdbc.sql("SELECT d.coupon_id FROM coupon_draw d JOIN coupon c ON c.id = d.coupon_id"
+                        + " WHERE d.drawn_at IS NULL AND d.draw_at <= ? AND c.retired_at IS NULL"
+                        + " ORDER BY d.draw_at LIMIT ?")
+                .params(Timestamp.from(now), limit)
+                .query(Long.class)
+                .list();
+    }
+
+    /** The seed, secret until the draw is recorded: for the draw job only. Empty for a draw made without one. */
+    Optional<byte[]> secretSeed(long couponId) {
+        return jdbc.sql("SELECT seed FROM coupon_draw WHERE coupon_id = ? AND seed IS NOT NULL")
+                .param(couponId)
+                .query(byte[].class)
+                .optional();
+    }
+
+    /** Records one page of entrants with their places (null: left out). Idempotent. */
+    void recordEntrants(long couponId, List<Entrant> page) {
+        if (page.isEmpty()) {
+            return;
+        }
+        StringBuilder sql = new StringBuilder("INSERT INTO coupon_draw_entrant (coupon_id, member_id, place) VALUES ");
+        List<Object> params = new ArrayList<>(page.size() * 3);
+        for (int i = 0; i < page.size(); i++) {
+            sql.append(i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
+            params.add(couponId);
+            params.add(page.get(i).member());
+            params.add(page.get(i).place());
+        }
+        sql.append(" ON DUPLICATE KEY UPDATE place = VALUES(place)");
+        template.update(sql.toString(), params.toArray());
+    }
+
+    /**
+     * The draw is recorded: every entrant's row is written, and from now on the seed is published. Once only; false
+     * when it was recorded already.
+     */
+    boolean markDrawn(long couponId, Instant now, int entrants, int placed, String entrantsDigest, long firstSequence) {
+        return jdbc.sql("UPDATE coupon_draw SET drawn_at = ?, entrants = ?, placed = ?, entrants_digest = ?,"
+                                + " first_sequence = ? WHERE coupon_id = ? AND drawn_at IS NULL")
+                        .params(Timestamp.from(now), entrants, placed, entrantsDigest, firstSequence, couponId)
+                        .update()
+                == 1;
+    }
+
+    /**
+     * Up to {@code limit} entrants of a recorded draw whose ids come after {@code after} in byte order (the digest's
+     * order; '' for the first page), each with the place the draw gave them and what MySQL holds for them: their
+     * wallet coupon (issued) or their failure (FAILED), if any.
+     */
+    public List<EntrantOutcome> entrants(long couponId, String after, int limit) {
+        return jdbc.sql("SELECT e.member_id, e.place, w.id AS wallet_id, f.reason FROM coupon_draw_entrant e"
+                        + " LEFT JOIN coupon_wallet w ON w.coupon_id = e.coupon_id AND w.member_id = e.member_id"
+                        + " LEFT JOIN coupon_issue_failure f ON f.coupon_id = e.coupon_id AND f.member_id = e.member_id"
+                        + " WHERE e.coupon_id = ? AND e.member_id > ? ORDER BY e.member_id LIMIT ?")
+                .params(couponId, after, limit)
+                .query((rs, row) -> new EntrantOutcome(
+                        rs.getString("member_id"),
+                        rs.getObject("place", Integer.class),
+                        rs.getObject("wallet_id", Long.class),
+                        rs.getString("reason")))
+                .list();
+    }
+
+    /** One entrant and the place the draw gave them ({@code null}: left out). */
+    record Entrant(String member, Integer place) {}
+
+    /** An entrant of a recorded draw, with their wallet coupon or failure when MySQL has one. */
+    public record EntrantOutcome(String member, Integer place, Long walletCouponId, String failureReason) {}
+
+    private static DrawRecord map(ResultSet rs, int row) throws SQLException {
+        byte[] seed = rs.getBytes("revealed_seed");
+        Timestamp drawnAt = rs.getTimestamp("drawn_at");
+        return new DrawRecord(
+                rs.getLong("coupon_id"),
+                rs.getString("commitment"),
+                rs.getTimestamp("draw_at").toInstant(),
+                drawnAt == null ? null : drawnAt.toInstant(),
+                rs.getObject("entrants", Integer.class),
+                rs.getObject("placed", Integer.class),
+                rs.getString("entrants_digest"),
+                rs.getObject("first_sequence", Long.class),
+                seed == null ? null : DrawRules.hex(seed));
+    }
+}

@@ -1,0 +1,153 @@
+package com.flashcoupon.api.draw;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+
+/**
+ * The draw of a RANDOMIZED_START event as a function anyone can recompute (docs/architecture.md, "A draw anyone can
+ * check"): from the seed (committed to when the event was created, published once the draw is recorded) and the
+ * entrant list alone.
+ *
+ * <ul>
+ *   <li>The entrants, in ascending order of their member ids' UTF-8 bytes, each followed by a line feed, hashed with
+ *       SHA-256: the entrants' digest.
+ *   <li>A member's ticket: HMAC-SHA256 with the seed's 32 bytes as the key, over the digest's 32 bytes followed by the
+ *       member id's UTF-8 bytes.
+ *   <li>The places go to the lowest tickets (compared as unsigned big-endian numbers; equal tickets, by member id),
+ *       place 1 to the lowest, as many as the draw has places.
+ * </ul>
+ *
+ * The ticket depends on every entrant, so nobody knows any ticket before the window ends, not even whoever could read
+ * the seed; and a seed cannot be chosen at creation to favour a member. Plain Java: no Spring, no I/O.
+ */
+public final class DrawRules {
+
+    public static final int SEED_BYTES = 32;
+
+    private static final HexFormat HEX = HexFormat.of();
+    private static final SecureRandom SEEDS = new SecureRandom();
+
+    private DrawRules() {}
+
+    /** A new secret seed, from a cryptographically secure generator. */
+    public static byte[] newSeed() {
+        byte[] seed = new byte[SEED_BYTES];
+        SEEDS.nextBytes(seed);
+        return seed;
+    }
+
+    /** Lower-case hex SHA-256 of the seed's bytes: published from the event's creation on. */
+    public static String commitment(byte[] seed) {
+        return HEX.formatHex(sha256().digest(seed));
+    }
+
+    /**
+     * SHA-256 of the entrant list: each member id's UTF-8 bytes and a line feed, in ascending byte order (the order a
+     * sorted set of equal scores keeps them in); refuses a list out of that order or with a member twice.
+     */
+    public static byte[] entrantsDigest(List<String> entrantsInOrder) {
+        MessageDigest digest = sha256();
+        byte[] previous = null;
+        for (String member : entrantsInOrder) {
+            byte[] bytes = member.getBytes(StandardCharsets.UTF_8);
+            if (previous != null && Arrays.compareUnsigned(previous, bytes) >= 0) {
+                throw new IllegalArgumentException("entrants not in ascending byte order at " + member);
+            }
+            digest.update(bytes);
+            digest.update((byte) '\n');
+            previous = bytes;
+        }
+        return digest.digest();
+    }
+
+    /** A member's ticket: HMAC-SHA256(key: seed, message: entrants' digest || UTF-8 member id). */
+    public static byte[] ticket(byte[] seed, byte[] entrantsDigest, String member) {
+        return new Tickets(seed, entrantsDigest).of(member);
+    }
+
+    /**
+     * The draw: the entrants (in ascending byte order) in the order of their tickets; the first {@code places} of them
+     * are placed, place 1 first.
+     */
+    public static Outcome draw(byte[] seed, List<String> entrantsInOrder, long places) {
+        byte[] digest = entrantsDigest(entrantsInOrder);
+        Tickets tickets = new Tickets(seed, digest);
+        List<Ranked> ranked = new ArrayList<>(entrantsInOrder.size());
+        for (String member : entrantsInOrder) {
+            ranked.add(new Ranked(member, tickets.of(member)));
+        }
+        ranked.sort(ORDER);
+        int placed = (int) Math.max(0, Math.min(places, ranked.size()));
+        List<String> winners = new ArrayList<>(placed);
+        for (int i = 0; i < placed; i++) {
+            winners.add(ranked.get(i).member);
+        }
+        return new Outcome(digest, entrantsInOrder.size(), winners);
+    }
+
+    public static String hex(byte[] bytes) {
+        return HEX.formatHex(bytes);
+    }
+
+    public static byte[] unhex(String hex) {
+        return HEX.parseHex(hex);
+    }
+
+    /**
+     * What a draw gave: the entrants' digest, how many entrants there were, and the placed members in place order
+     * (place 1 first).
+     */
+    public record Outcome(byte[] entrantsDigest, int entrants, List<String> placed) {}
+
+    /** Tickets of one draw: one key, one digest, many members. Not thread-safe. */
+    public static final class Tickets {
+
+        private final Mac mac;
+        private final byte[] digest;
+
+        public Tickets(byte[] seed, byte[] entrantsDigest) {
+            if (seed.length != SEED_BYTES) {
+                throw new IllegalArgumentException("a draw's seed has " + SEED_BYTES + " bytes");
+            }
+            try {
+                mac = Mac.getInstance("HmacSHA256");
+                mac.init(new SecretKeySpec(seed, "HmacSHA256"));
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HMAC-SHA256 is missing from this JDK", e);
+            }
+            digest = entrantsDigest.clone();
+        }
+
+        public byte[] of(String member) {
+            mac.update(digest);
+            return mac.doFinal(member.getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private record Ranked(String member, byte[] ticket) {}
+
+    private static final Comparator<Ranked> ORDER = (a, b) -> {
+        int byTicket = Arrays.compareUnsigned(a.ticket, b.ticket);
+        return byTicket != 0
+                ? byTicket
+                : Arrays.compareUnsigned(
+                        a.member.getBytes(StandardCharsets.UTF_8), b.member.getBytes(StandardCharsets.UTF_8));
+    };
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+}
