@@ -1,6 +1,7 @@
 package com.flashcoupon.loadgen;
 
 import com.flashcoupon.loadgen.crowd.CrowdCommand;
+import com.flashcoupon.loadgen.draw.VerifyDrawCommand;
 import com.flashcoupon.loadgen.jwt.MintTokenCommand;
 import java.time.Clock;
 import java.util.Arrays;
@@ -12,7 +13,7 @@ import reactor.util.Loggers;
 
 /**
  * {@code java -jar loadgen.jar crowd [--flag value …]}: see {@code crowd --help}; {@code java -jar loadgen.jar mint-token
- * SUBJECT [ROLE…]}: one token.
+ * SUBJECT [ROLE…]}: one token; {@code java -jar loadgen.jar verify-draw COUPON_ID}: a fair start's draw checked.
  */
 public final class Main {
 
@@ -51,6 +52,9 @@ public final class Main {
                     }
                     return new CrowdCommand(System.out, System.err).run(flags, env);
                 }
+                case "verify-draw" -> {
+                    return new VerifyDrawCommand(System.out, System.err).run(args.subList(1, args.size()), env);
+                }
                 case "mint-token" -> {
                     System.out.println(MintTokenCommand.token(args.subList(1, args.size()), env, Clock.systemUTC()));
                     return 0;
@@ -68,6 +72,7 @@ public final class Main {
     }
 
     private static String usage() {
-        return "usage: loadgen <command> [flags]\n\n" + CrowdCommand.usage() + "\n" + MintTokenCommand.usage();
+        return "usage: loadgen <command> [flags]\n\n" + CrowdCommand.usage() + "\n" + MintTokenCommand.usage() + "\n"
+                + VerifyDrawCommand.usage();
     }
 }

@@ -1,0 +1,246 @@
+package com.flashcoupon.loadgen.draw;
+
+import com.flashcoupon.loadgen.Flags;
+import com.flashcoupon.loadgen.Flags.Option;
+import com.flashcoupon.loadgen.UsageException;
+import com.flashcoupon.loadgen.jwt.JwtMinter;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Stream;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@code verify-draw COUPON_ID}: fetches what the api publishes of a fair start's draw (the admin view and the
+ * entrants' export), recomputes every ticket and place from the seed alone ({@link DrawCheck}), checks the seed against
+ * the commitment, and compares with who holds a wallet coupon in MySQL (unless {@code --no-db}). Exit status 0 only
+ * when every place matches; 1 naming the first difference otherwise; 2 on a bad argument; 3 when the api or MySQL
+ * could not be read.
+ */
+public final class VerifyDrawCommand {
+
+    public static final int VERIFIED = 0;
+    public static final int DIFFERENT = 1;
+    public static final int USAGE = 2;
+    public static final int BROKEN = 3;
+
+    static final List<Option> OPTIONS = List.of(
+            new Option(
+                    "api", "COUPON_API_URL", "base URL of the api (default http://127.0.0.1:$COUPON_API_PORT, 8080)"),
+            new Option(
+                    "operator-token",
+                    "COUPON_OPERATOR_TOKEN",
+                    "an operator's token (default: one minted with COUPON_JWT_SECRET)"),
+            new Option("jwt-secret", "COUPON_JWT_SECRET", "HS256 secret to mint an operator's token with"),
+            new Option("db-url", "COUPON_DB_URL", "JDBC URL (default jdbc:mysql://127.0.0.1:3306/coupon)"),
+            new Option("db-user", "COUPON_DB_USER", "database user (default coupon)"),
+            new Option("db-password", "COUPON_DB_PASSWORD", "database password (default coupon)"));
+
+    private static final Duration TIMEOUT = Duration.ofMinutes(5);
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    public VerifyDrawCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    public static String usage() {
+        return "verify-draw COUPON_ID [--no-db] [flags]: recompute a fair start's draw from its published seed and check"
+                + " every place\n  --no-db  check only what the api publishes, not the wallet coupons in MySQL\n"
+                + Flags.usage(OPTIONS);
+    }
+
+    public int run(List<String> args, Map<String, String> env) throws InterruptedException {
+        if (args.isEmpty() || args.getFirst().startsWith("-")) {
+            if (args.contains("--help") || args.contains("-h")) {
+                out.print(usage());
+                return VERIFIED;
+            }
+            throw new UsageException("verify-draw needs a coupon id");
+        }
+        long couponId;
+        try {
+            couponId = Long.parseLong(args.getFirst());
+        } catch (NumberFormatException e) {
+            throw new UsageException("not a coupon id: " + args.getFirst());
+        }
+        List<String> rest = new ArrayList<>(args.subList(1, args.size()));
+        boolean withDb = !rest.remove("--no-db");
+        Flags flags = Flags.parse(rest, OPTIONS, env);
+        String api = flags.string("api", "http://127.0.0.1:" + env.getOrDefault("COUPON_API_PORT", "8080"));
+        String token = flags.find("operator-token").orElseGet(() -> operatorToken(flags));
+
+        DrawCheck.Published published;
+        List<DrawCheck.Entrant> entrants;
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        try {
+            published = published(http, api, token, couponId);
+            if (published == null) {
+                return BROKEN;
+            }
+            entrants = entrants(http, api, token, couponId);
+            if (entrants == null) {
+                return BROKEN;
+            }
+        } catch (IOException e) {
+            err.println("verify-draw: cannot read the api at " + api + ": " + e);
+            return BROKEN;
+        }
+        List<DrawCheck.Wallet> wallets = List.of();
+        if (withDb) {
+            try {
+                wallets = wallets(flags, couponId);
+            } catch (SQLException e) {
+                err.println("verify-draw: cannot read the wallets in MySQL (--no-db skips them): " + e.getMessage());
+                return BROKEN;
+            }
+        }
+
+        List<String> differences = DrawCheck.differences(published, entrants, wallets);
+        out.printf(
+                Locale.ROOT,
+                "coupon %d: %,d entrants, %,d placed; commitment %s; %,d tickets and places recomputed from seed %s;"
+                        + " %s%n",
+                couponId,
+                published.entrants(),
+                published.placed(),
+                published.commitment(),
+                entrants.size(),
+                published.seed(),
+                withDb
+                        ? String.format(Locale.ROOT, "%,d wallet coupons compared in MySQL", wallets.size())
+                        : "wallets not compared (--no-db)");
+        if (differences.isEmpty()) {
+            out.println("OK: the seed matches its commitment and every ticket and place matches the draw");
+            return VERIFIED;
+        }
+        out.println("DIFFERENT: " + differences.getFirst());
+        if (differences.size() > 1) {
+            out.printf(Locale.ROOT, "  and %,d more:%n", differences.size() - 1);
+            differences.stream().skip(1).limit(20).forEach(difference -> out.println("  " + difference));
+        }
+        return DIFFERENT;
+    }
+
+    private String operatorToken(Flags flags) {
+        String secret = flags.find("jwt-secret")
+                .orElseThrow(() -> new UsageException("give COUPON_OPERATOR_TOKEN or COUPON_JWT_SECRET"));
+        try {
+            return new JwtMinter(secret, Clock.systemUTC(), Duration.ofMinutes(30)).operator("verify-draw");
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** The admin view's draw; null (after saying why) when there is none to check. */
+    private DrawCheck.Published published(HttpClient http, String api, String token, long couponId)
+            throws IOException, InterruptedException {
+        HttpResponse<String> answer =
+                http.send(request(api + "/admin/v1/coupons/" + couponId, token), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            err.println("verify-draw: GET /admin/v1/coupons/" + couponId + " answered " + answer.statusCode() + " "
+                    + answer.body());
+            return null;
+        }
+        JsonNode view = json.readTree(answer.body());
+        JsonNode draw = view.path("draw");
+        if (draw.isMissingNode() || draw.isNull()) {
+            err.println("verify-draw: coupon " + couponId + " has no draw (it is first come, first served)");
+            return null;
+        }
+        if (!"MADE".equals(draw.path("state").asString())) {
+            err.println("verify-draw: the draw of coupon " + couponId + " is not made yet (" + draw.path("state")
+                    + "); its seed is published once it is");
+            return null;
+        }
+        return new DrawCheck.Published(
+                couponId,
+                view.path("totalQuantity").asLong(),
+                text(draw, "commitment"),
+                text(draw, "seed"),
+                text(draw, "entrantsDigest"),
+                draw.path("entrants").asLong(),
+                draw.path("placed").asLong(),
+                draw.path("firstSequence").asLong());
+    }
+
+    /** The entrants' export, line by line; null (after saying why) when it cannot be read. */
+    private List<DrawCheck.Entrant> entrants(HttpClient http, String api, String token, long couponId)
+            throws IOException, InterruptedException {
+        String path = "/admin/v1/coupons/" + couponId + "/draw/entrants";
+        HttpResponse<Stream<String>> answer =
+                http.send(request(api + path, token), HttpResponse.BodyHandlers.ofLines());
+        try (Stream<String> lines = answer.body()) {
+            if (answer.statusCode() != 200) {
+                err.println("verify-draw: GET " + path + " answered " + answer.statusCode() + " "
+                        + String.join("\n", lines.toList()));
+                return null;
+            }
+            return lines.skip(1)
+                    .filter(line -> !line.isEmpty())
+                    .map(VerifyDrawCommand::entrant)
+                    .toList();
+        }
+    }
+
+    /** One export line: memberId, ticket, place or '-', walletCouponId or '-', failureReason or '-'. */
+    static DrawCheck.Entrant entrant(String line) {
+        String[] fields = line.split("\t", -1);
+        if (fields.length != 5) {
+            throw new IllegalArgumentException("an export line has 5 tab-separated fields: " + line);
+        }
+        return new DrawCheck.Entrant(
+                fields[0],
+                fields[1],
+                fields[2].equals("-") ? 0 : Integer.parseInt(fields[2]),
+                fields[3].equals("-") ? null : Long.valueOf(fields[3]),
+                fields[4].equals("-") ? null : fields[4]);
+    }
+
+    private static List<DrawCheck.Wallet> wallets(Flags flags, long couponId) throws SQLException {
+        List<DrawCheck.Wallet> wallets = new ArrayList<>();
+        try (var connection = DriverManager.getConnection(
+                        flags.string("db-url", "jdbc:mysql://127.0.0.1:3306/coupon"),
+                        flags.string("db-user", "coupon"),
+                        flags.string("db-password", "coupon"));
+                var statement = connection.prepareStatement(
+                        "SELECT member_id, request_seq FROM coupon_wallet WHERE coupon_id = ?")) {
+            statement.setLong(1, couponId);
+            try (var rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    wallets.add(new DrawCheck.Wallet(rows.getString(1), rows.getLong(2)));
+                }
+            }
+        }
+        return wallets;
+    }
+
+    private static HttpRequest request(String url, String token) {
+        return HttpRequest.newBuilder(URI.create(url))
+                .timeout(TIMEOUT)
+                .header("Authorization", "Bearer " + token)
+                .GET()
+                .build();
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode value = node.path(field);
+        return value.isMissingNode() || value.isNull() ? null : value.asString();
+    }
+}
