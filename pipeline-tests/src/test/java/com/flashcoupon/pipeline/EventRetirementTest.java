@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.draw.DrawRules;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.loadgen.draw.VerifyDrawCommand;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -317,6 +318,92 @@ class EventRetirementTest {
                     .jsonPath("$.status")
                     .isEqualTo("ISSUED");
         }
+    }
+
+    /**
+     * {@code bin/verify-draw} (loadgen's {@code verify-draw}) on a real draw: it recomputes every ticket and place from
+     * the published seed and passes; then one thing at a time is changed in MySQL, what the api publishes from (a
+     * winner swapped with a member left out, a wallet coupon handed to a member left out, one byte of the seed), and
+     * it fails naming the difference.
+     */
+    @Test
+    @Order(7)
+    void shouldVerifyARealDrawAndFailOnATamperedOne() {
+        Instant openAt = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        long id = ((Number) createFairStart("Fair start checked", openAt, 3600).get("id")).longValue();
+        List<String> members = Crowd.members("checked", 12);
+        members.forEach(member -> ask(id, member).expectStatus().isAccepted());
+        endWindow(id);
+        awaitIssued(id, 5);
+        List<String> placed = placedByTheSeed(id, members, 5);
+        String winner = placed.getFirst();
+        String loser =
+                members.stream().filter(m -> !placed.contains(m)).findFirst().orElseThrow();
+
+        assertThat(verifyDraw(id)).startsWith("0 ").contains("OK: the seed matches its commitment");
+
+        String swap = "UPDATE coupon_draw_entrant SET place = CASE WHEN member_id = ? THEN NULL ELSE 1 END"
+                + " WHERE coupon_id = ? AND member_id IN (?, ?)";
+        String unswap = "UPDATE coupon_draw_entrant SET place = CASE WHEN member_id = ? THEN 1 ELSE NULL END"
+                + " WHERE coupon_id = ? AND member_id IN (?, ?)";
+        assertThat(verifyTampered(
+                        id, swap, List.of(winner, id, winner, loser), unswap, List.of(winner, id, winner, loser)))
+                .startsWith("1 ")
+                .contains("DIFFERENT: " + winner + " should be place 1, the export says left out");
+
+        String handOver = "UPDATE coupon_wallet SET member_id = ? WHERE coupon_id = ? AND member_id = ?";
+        assertThat(verifyTampered(id, handOver, List.of(loser, id, winner), handOver, List.of(winner, id, loser)))
+                .startsWith("1 ")
+                .contains(loser + " was left out by the draw but holds wallet coupon");
+
+        byte[] seed = stack.jdbc
+                .sql("SELECT seed FROM coupon_draw WHERE coupon_id = ?")
+                .param(id)
+                .query(byte[].class)
+                .single();
+        byte[] flipped = seed.clone();
+        flipped[0] ^= 1;
+        String setSeed = "UPDATE coupon_draw SET seed = ? WHERE coupon_id = ?";
+        assertThat(verifyTampered(id, setSeed, List.of(flipped, id), setSeed, List.of(seed, id)))
+                .startsWith("1 ")
+                .contains("not the commitment published at creation");
+
+        assertThat(verifyDraw(id)).as("as it was again").startsWith("0 ");
+    }
+
+    /** Changes MySQL, runs the verification, then changes MySQL back; what the verification said. */
+    private static String verifyTampered(
+            long id, String change, List<Object> changeParams, String undo, List<Object> undoParams) {
+        stack.jdbc.sql(change).params(changeParams).update();
+        try {
+            return verifyDraw(id);
+        } finally {
+            stack.jdbc.sql(undo).params(undoParams).update();
+        }
+    }
+
+    /** loadgen's verify-draw against the stack: its exit status, a space, then what it printed. */
+    private static String verifyDraw(long id) {
+        var out = new java.io.ByteArrayOutputStream();
+        var err = new java.io.ByteArrayOutputStream();
+        Map<String, String> env = Map.of(
+                "COUPON_API_URL", stack.apiUrl(),
+                "COUPON_JWT_SECRET", Stack.JWT_SECRET,
+                "COUPON_DB_URL", stack.database.url(),
+                "COUPON_DB_USER", stack.database.user(),
+                "COUPON_DB_PASSWORD", stack.database.password());
+        int status;
+        try {
+            status = new VerifyDrawCommand(
+                            new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+                            new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8))
+                    .run(List.of(Long.toString(id)), env);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return status + " " + out.toString(java.nio.charset.StandardCharsets.UTF_8)
+                + err.toString(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     /** The window is over: the event's times move an hour back in MySQL, then an operator's change mirrors them. */
