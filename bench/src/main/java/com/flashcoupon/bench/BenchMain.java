@@ -54,7 +54,8 @@ public final class BenchMain {
             new Step(List.of("overload"), new OverloadPhase()),
             new Step(List.of("hold"), new HoldPhase()),
             new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()),
-            new Step(List.of("estimates"), new EstimatesPhase()));
+            new Step(List.of("estimates"), new EstimatesPhase()),
+            new Step(List.of("draw"), new DrawPhase()));
 
     private final BenchSettings s;
     private final PrintStream log;

@@ -54,7 +54,9 @@ record BenchSettings(
         int insertBatch,
         Duration issueTimeout,
         Duration timeout,
-        long seed) {
+        long seed,
+        int drawEntrants,
+        int drawPlaces) {
 
     static final List<String> ALL_PHASES = List.of(
             "warmup",
@@ -67,7 +69,8 @@ record BenchSettings(
             "hold",
             "growth",
             "issuance",
-            "estimates");
+            "estimates",
+            "draw");
 
     static final List<Flags.Option> OPTIONS = List.of(
             new Flags.Option("api", "COUPON_API_URL", "the api's base URL (default http://127.0.0.1:8080)"),
@@ -120,7 +123,9 @@ record BenchSettings(
             new Flags.Option("insert-batch", null, "raw MySQL: rows per INSERT IGNORE and commit (1000)"),
             new Flags.Option("issue-timeout", null, "issuance: longest wait for the last wallet (15m)"),
             new Flags.Option("timeout", null, "per-request response time-out (30s)"),
-            new Flags.Option("seed", null, "random seed of the crowd's order (random)"));
+            new Flags.Option("seed", null, "random seed of the crowd's order (random)"),
+            new Flags.Option("draw-entrants", null, "draw: members in a fair start's window (1000000; quick 100000)"),
+            new Flags.Option("draw-places", null, "draw: coupons of that event, the places (100000; quick 10000)"));
 
     static BenchSettings from(boolean quick, Flags f, Map<String, String> env, Path root) {
         String apiPort = env.getOrDefault("COUPON_API_PORT", "8080");
@@ -189,7 +194,9 @@ record BenchSettings(
                 f.integer("insert-batch", 1000, 1, 10_000),
                 f.duration("issue-timeout", Duration.ofMinutes(15)),
                 f.duration("timeout", Duration.ofSeconds(30)),
-                f.find("seed").map(Long::parseLong).orElseGet(() -> new java.util.Random().nextLong()));
+                f.find("seed").map(Long::parseLong).orElseGet(() -> new java.util.Random().nextLong()),
+                f.integer("draw-entrants", quick ? 100_000 : 1_000_000, 1, 10_000_000),
+                f.integer("draw-places", quick ? 10_000 : 100_000, 1, 10_000_000));
     }
 
     /** Requests of the open model at {@code --open-rate}. */

@@ -105,4 +105,33 @@ final class RawMysql {
             }
         }
     }
+
+    /**
+     * Ends a fair start's window now: its times move an hour back (the event's opening and its draw's time), as if the
+     * hour had passed; an operator's change then mirrors them into Redis.
+     */
+    void endWindow(long couponId) throws SQLException {
+        try (Connection c = connect();
+                PreparedStatement coupon =
+                        c.prepareStatement("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?");
+                PreparedStatement draw = c.prepareStatement(
+                        "UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")) {
+            coupon.setLong(1, couponId);
+            coupon.executeUpdate();
+            draw.setLong(1, couponId);
+            draw.executeUpdate();
+        }
+    }
+
+    /** Whether a fair start's draw is recorded in MySQL (every entrant's place, the seed published). */
+    boolean drawRecorded(long couponId) throws SQLException {
+        try (Connection c = connect();
+                PreparedStatement s =
+                        c.prepareStatement("SELECT drawn_at IS NOT NULL FROM coupon_draw WHERE coupon_id = ?")) {
+            s.setLong(1, couponId);
+            try (ResultSet rs = s.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
 }

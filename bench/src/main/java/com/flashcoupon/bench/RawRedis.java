@@ -109,6 +109,37 @@ final class RawRedis implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * Puts {@code n} members into a fair start's draw as {@code admit.lua} does within the window (score 0), pipelined
+     * in batches of 10,000: a million entrants without a million HTTP requests.
+     */
+    void fillDraw(long couponId, String memberPrefix, int n) throws InterruptedException {
+        String key = CouponKeys.draw(couponId);
+        for (int from = 0; from < n; from += 10_000) {
+            List<io.lettuce.core.RedisFuture<Long>> sent = new java.util.ArrayList<>();
+            for (int i = from; i < Math.min(n, from + 10_000); i += 1_000) {
+                Object[] scoresAndMembers = new Object[2 * Math.min(1_000, n - i)];
+                for (int j = 0; j < scoresAndMembers.length / 2; j++) {
+                    scoresAndMembers[2 * j] = 0.0;
+                    scoresAndMembers[2 * j + 1] = memberPrefix + (i + j);
+                }
+                sent.add(async.zadd(key, scoresAndMembers));
+            }
+            for (var future : sent) {
+                try {
+                    future.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw new IllegalStateException("filling the draw of coupon " + couponId, e.getCause());
+                }
+            }
+        }
+    }
+
+    /** Whether a fair start's draw is made in Redis (its meta's {@code drawn}). */
+    boolean drawn(long couponId) {
+        return "1".equals(connection.sync().hget(CouponKeys.meta(couponId), "drawn"));
+    }
+
     /** Redis' {@code used_memory}, or -1. */
     long usedMemory() {
         for (String line : connection.sync().info("memory").split("\r?\n")) {

@@ -52,6 +52,7 @@ final class Report {
         growth(r);
         issuance(r);
         estimates(r);
+        draw(r);
         memory(r);
         if (!charts.isEmpty()) {
             line("## Charts");
@@ -68,6 +69,34 @@ final class Report {
             line();
         }
         return md.toString();
+    }
+
+    private void draw(Results r) {
+        Results.Draw d = r.draw;
+        if (d == null) {
+            return;
+        }
+        line("## A fair start's draw");
+        line();
+        line("Coupon " + d.couponId() + ": " + Fmt.count(d.entrants()) + " entrants in the window (put into the draw's"
+                + " sorted set directly, in " + Fmt.seconds(d.fillSeconds()) + "), " + Fmt.count(d.places())
+                + " places. The window was ended, then the api's draw job made the draw (read the entrants, computed"
+                + " every ticket, wrote the placed members into the queue) and recorded it in MySQL (every entrant's"
+                + " place, then the seed). Entrants read their status meanwhile (64 connections, a closed loop).");
+        line();
+        table(
+                List.of("after the window ended", "seconds"),
+                List.of(
+                        List.of("the draw made: members know their outcome", Fmt.seconds(d.madeSeconds())),
+                        List.of(
+                                "the draw recorded in MySQL: the seed published, bin/verify-draw can run",
+                                Fmt.seconds(d.recordedSeconds())),
+                        List.of("the admin view's draw state at the end", d.finalState())));
+        Measured reads = d.statusReads();
+        if (reads != null) {
+            line("Status reads while the draw was made: " + BenchRun.line(reads) + ".");
+            line();
+        }
     }
 
     private void estimates(Results r) {

@@ -39,6 +39,21 @@ final class Results {
         }
     }
 
+    /**
+     * A fair start's draw (issue 23): entrants and places, how long the fill took, when the draw was made in Redis
+     * (members know) and recorded in MySQL (seed published), in seconds after the window ended (-1: not seen within
+     * ten minutes), the admin view's draw state at the end, and entrants' status reads meanwhile.
+     */
+    record Draw(
+            long couponId,
+            int entrants,
+            int places,
+            double fillSeconds,
+            double madeSeconds,
+            double recordedSeconds,
+            String finalState,
+            Measured statusReads) {}
+
     /** The raw MySQL rate: rows inserted in multi-row INSERT IGNORE batches, one commit per batch. */
     record RawInsert(long rows, int batch, double seconds) {
         double rowsPerSecond() {
@@ -90,6 +105,7 @@ final class Results {
     double overloadBase;
 
     Measured hold;
+    Draw draw;
     final List<GrowthPoint> growth = new ArrayList<>();
     Issuance issuance;
     RawInsert rawInsert;

@@ -244,4 +244,30 @@ class ReportTest {
         r.setting("a|b", "c");
         assertThat(Report.markdown(r, List.of())).contains("| a\\|b | c |");
     }
+
+    @Test
+    void aFairStartsDrawIsReportedWithWhenMembersKnewAndWhenItWasRecorded() {
+        Results r = new Results();
+        r.draw = new Results.Draw(
+                7,
+                1_000_000,
+                100_000,
+                2.4,
+                6.31,
+                17.85,
+                "MADE",
+                run("status reads while the draw is made", 64, 90_000, 15, 4, Map.of("200", 90_000L)));
+
+        String md = Report.markdown(r, List.of());
+
+        assertThat(md)
+                .contains("## A fair start's draw")
+                .contains("1,000,000 entrants in the window")
+                .contains("100,000 places")
+                .contains("| the draw made: members know their outcome | " + Fmt.seconds(6.31) + " |")
+                .contains("| the draw recorded in MySQL: the seed published, bin/verify-draw can run | "
+                        + Fmt.seconds(17.85) + " |")
+                .contains("Status reads while the draw was made: 90,000 in 15.0 s");
+        assertThat(Report.markdown(new Results(), List.of())).doesNotContain("fair start's draw");
+    }
 }

@@ -51,7 +51,10 @@ public class DrawMaker {
     private final DrawRepository draws;
     private final CouponStates states;
     private final Clock clock;
-    private final Timer duration;
+    /** From the lease to the draw made in Redis (members know), and to the draw recorded in MySQL (seed public). */
+    private final Timer madeIn;
+
+    private final Timer recordedIn;
     private final Counter made;
     private final OutageLog outage = new OutageLog(log, "making draws");
 
@@ -60,8 +63,15 @@ public class DrawMaker {
         this.draws = draws;
         this.states = states;
         this.clock = clock;
-        this.duration = Timer.builder("coupon.draw.duration")
-                .description("Time to make and record one draw, from the first read of its entrants")
+        this.madeIn = Timer.builder("coupon.draw.duration")
+                .description("Time to make one draw, from the first read of its entrants: until members know (made)"
+                        + " and until it is recorded in MySQL and its seed published (recorded)")
+                .tag("step", "made")
+                .register(meters);
+        this.recordedIn = Timer.builder("coupon.draw.duration")
+                .description("Time to make one draw, from the first read of its entrants: until members know (made)"
+                        + " and until it is recorded in MySQL and its seed published (recorded)")
+                .tag("step", "recorded")
                 .register(meters);
         this.made = Counter.builder("coupon.draws")
                 .description("Draws this instance made and recorded")
@@ -108,10 +118,12 @@ public class DrawMaker {
         long started = System.nanoTime();
         try {
             List<String> entrants = redis.entrants(couponId);
-            Recorded outcome =
-                    state.madeWithoutSeed() ? placedBefore(couponId, entrants) : drawn(couponId, entrants, state);
-            record(couponId, outcome);
-            duration.record(Duration.ofNanos(System.nanoTime() - started));
+            Recorded outcome = state.madeWithoutSeed()
+                    ? placedBefore(couponId, entrants)
+                    : drawn(couponId, entrants, state, started);
+            if (record(couponId, outcome)) {
+                recordedIn.record(Duration.ofNanos(System.nanoTime() - started));
+            }
         } finally {
             redis.release(couponId);
         }
@@ -121,15 +133,18 @@ public class DrawMaker {
      * The draw from the seed and the entrants, written into Redis when it is not made yet; when it is (by an instance
      * that stopped before recording it), only computed again for the record: it is deterministic.
      */
-    private Recorded drawn(long couponId, List<String> entrants, RedisDraw.State state) {
+    private Recorded drawn(long couponId, List<String> entrants, RedisDraw.State state, long started) {
         byte[] seed = draws.secretSeed(couponId)
                 .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has a draw without a seed"));
         DrawRules.Outcome outcome = DrawRules.draw(seed, entrants, state.places());
         if (state.window() == 2) {
             redis.place(couponId, state.firstSequence(), outcome.placed());
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            madeIn.record(took);
             log.info(
-                    "coupon {}: draw made, {} entrants, {} placed (sequences {} on), entrants' digest {}",
+                    "coupon {}: draw made in {} ms, {} entrants, {} placed (sequences {} on), entrants' digest {}",
                     couponId,
+                    took.toMillis(),
                     outcome.entrants(),
                     outcome.placed().size(),
                     state.firstSequence(),
@@ -163,8 +178,11 @@ public class DrawMaker {
         return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first);
     }
 
-    /** Every entrant's row, then the draw's: the seed is published only once every place is in MySQL. */
-    private void record(long couponId, Recorded outcome) {
+    /**
+     * Every entrant's row, then the draw's: the seed is published only once every place is in MySQL. True when this
+     * call recorded it.
+     */
+    private boolean record(long couponId, Recorded outcome) {
         List<DrawRepository.Entrant> page = new ArrayList<>(DrawRepository.PAGE);
         for (String member : outcome.entrants) {
             page.add(new DrawRepository.Entrant(member, outcome.places.get(member)));
@@ -188,7 +206,9 @@ public class DrawMaker {
                     couponId,
                     outcome.entrants.size(),
                     outcome.places.size());
+            return true;
         }
+        return false;
     }
 
     /** What is recorded: the entrants in byte order, the places by member, the digest, the sequence of place 1. */

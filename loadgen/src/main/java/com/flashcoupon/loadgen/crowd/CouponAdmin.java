@@ -33,6 +33,14 @@ public final class CouponAdmin {
 
     /** {@code POST /admin/v1/coupons}, open from now (whole seconds, UTC), no close; returns the new coupon's id. */
     public long create(String name, long totalQuantity, int issueRatePerSecond) {
+        return create(name, totalQuantity, issueRatePerSecond, 0);
+    }
+
+    /**
+     * The same with a fair start: the members who ask within the first {@code windowSeconds} are placed by a draw
+     * when the window ends ({@code queueing} RANDOMIZED_START); 0 for first come, first served.
+     */
+    public long create(String name, long totalQuantity, int issueRatePerSecond, int windowSeconds) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name);
         body.put("totalQuantity", totalQuantity);
@@ -40,6 +48,10 @@ public final class CouponAdmin {
         body.put("closeAt", null);
         body.put("issueRatePerSecond", issueRatePerSecond);
         body.put("validDays", 30);
+        if (windowSeconds > 0) {
+            body.put("queueing", "RANDOMIZED_START");
+            body.put("queueingWindowSeconds", windowSeconds);
+        }
         Answer answer = call(HttpCall.post("/admin/v1/coupons", operatorToken, json.writeValueAsString(body)));
         JsonNode id = JsonBodies.parse(json, answer.body()).path("id");
         if (answer.status() != 201 || !id.canConvertToLong()) {
@@ -64,6 +76,15 @@ public final class CouponAdmin {
         if (answer.status() >= 300) {
             throw new ApiException("closing coupon " + couponId + ": got " + answer.status() + " " + answer.body());
         }
+    }
+
+    /** {@code GET /admin/v1/coupons/{id}}'s {@code draw.state} ({@code OPEN}, {@code DRAWING}, {@code MADE}), or "". */
+    public String drawState(long couponId) {
+        Answer answer = call(HttpCall.get("/admin/v1/coupons/" + couponId, operatorToken));
+        if (answer.status() != 200) {
+            throw new ApiException("reading coupon " + couponId + ": got " + answer.status() + " " + answer.body());
+        }
+        return JsonBodies.parse(json, answer.body()).path("draw").path("state").asString("");
     }
 
     /** {@code GET /admin/v1/coupons/{id}}: the coupon's counters. */
