@@ -122,7 +122,15 @@ public class DrawMaker {
                     ? placedBefore(couponId, entrants)
                     : drawn(couponId, entrants, state, started);
             if (record(couponId, outcome)) {
-                recordedIn.record(Duration.ofNanos(System.nanoTime() - started));
+                Duration took = Duration.ofNanos(System.nanoTime() - started);
+                recordedIn.record(took);
+                log.info(
+                        "coupon {}: draw recorded in MySQL {} ms after its first read, {} entrants, {} placed; its seed"
+                                + " is published",
+                        couponId,
+                        took.toMillis(),
+                        outcome.entrants().size(),
+                        outcome.places().size());
             }
         } finally {
             redis.release(couponId);
@@ -136,15 +144,21 @@ public class DrawMaker {
     private Recorded drawn(long couponId, List<String> entrants, RedisDraw.State state, long started) {
         byte[] seed = draws.secretSeed(couponId)
                 .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has a draw without a seed"));
+        long read = System.nanoTime();
         DrawRules.Outcome outcome = DrawRules.draw(seed, entrants, state.places());
         if (state.window() == 2) {
+            long computed = System.nanoTime();
             redis.place(couponId, state.firstSequence(), outcome.placed());
-            Duration took = Duration.ofNanos(System.nanoTime() - started);
-            madeIn.record(took);
+            long placed = System.nanoTime();
+            madeIn.record(Duration.ofNanos(placed - started));
             log.info(
-                    "coupon {}: draw made in {} ms, {} entrants, {} placed (sequences {} on), entrants' digest {}",
+                    "coupon {}: draw made in {} ms (entrants read in {} ms, ordered in {} ms, places written in {} ms),"
+                            + " {} entrants, {} placed (sequences {} on), entrants' digest {}",
                     couponId,
-                    took.toMillis(),
+                    (placed - started) / 1_000_000,
+                    (read - started) / 1_000_000,
+                    (computed - read) / 1_000_000,
+                    (placed - computed) / 1_000_000,
                     outcome.entrants(),
                     outcome.placed().size(),
                     state.firstSequence(),
@@ -201,11 +215,6 @@ public class DrawMaker {
                 DrawRules.hex(outcome.digest),
                 outcome.firstSequence)) {
             made.increment();
-            log.info(
-                    "coupon {}: draw recorded in MySQL, {} entrants, {} placed; its seed is published",
-                    couponId,
-                    outcome.entrants.size(),
-                    outcome.places.size());
             return true;
         }
         return false;

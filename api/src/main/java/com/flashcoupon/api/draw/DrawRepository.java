@@ -26,7 +26,7 @@ public class DrawRepository {
             + " entrants_digest, first_sequence, CASE WHEN drawn_at IS NOT NULL THEN seed END AS revealed_seed";
 
     /** Entrants per multi-row insert. */
-    static final int PAGE = 1_000;
+    static final int PAGE = 5_000;
 
     private final JdbcClient jdbc;
     private final JdbcTemplate template;
@@ -84,12 +84,16 @@ public class DrawRepository {
                 .optional();
     }
 
-    /** Records one page of entrants with their places (null: left out). Idempotent. */
+    /**
+     * Records one page of entrants with their places (null: left out). Idempotent: the draw is deterministic, so a
+     * page recorded again (by an instance that took over) holds the same places.
+     */
     void recordEntrants(long couponId, List<Entrant> page) {
         if (page.isEmpty()) {
             return;
         }
-        StringBuilder sql = new StringBuilder("INSERT INTO coupon_draw_entrant (coupon_id, member_id, place) VALUES ");
+        StringBuilder sql =
+                new StringBuilder("INSERT IGNORE INTO coupon_draw_entrant (coupon_id, member_id, place) VALUES ");
         List<Object> params = new ArrayList<>(page.size() * 3);
         for (int i = 0; i < page.size(); i++) {
             sql.append(i == 0 ? "(?, ?, ?)" : ", (?, ?, ?)");
@@ -97,7 +101,6 @@ public class DrawRepository {
             params.add(page.get(i).member());
             params.add(page.get(i).place());
         }
-        sql.append(" ON DUPLICATE KEY UPDATE place = VALUES(place)");
         template.update(sql.toString(), params.toArray());
     }
 

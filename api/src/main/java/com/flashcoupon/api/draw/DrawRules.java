@@ -6,7 +6,6 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import javax.crypto.Mac;
@@ -81,17 +80,63 @@ public final class DrawRules {
     public static Outcome draw(byte[] seed, List<String> entrantsInOrder, long places) {
         byte[] digest = entrantsDigest(entrantsInOrder);
         Tickets tickets = new Tickets(seed, digest);
-        List<Ranked> ranked = new ArrayList<>(entrantsInOrder.size());
-        for (String member : entrantsInOrder) {
-            ranked.add(new Ranked(member, tickets.of(member)));
+        byte[][] ticket = new byte[entrantsInOrder.size()][];
+        for (int i = 0; i < ticket.length; i++) {
+            ticket[i] = tickets.of(entrantsInOrder.get(i));
         }
-        ranked.sort(ORDER);
-        int placed = (int) Math.max(0, Math.min(places, ranked.size()));
+        return new Outcome(digest, ticket.length, lowest(ticket, entrantsInOrder, places));
+    }
+
+    /**
+     * The {@code places} members with the lowest tickets, lowest first: tickets compared as unsigned big-endian
+     * numbers, equal tickets by the members' UTF-8 bytes. Sorted as longs, a million in tens of milliseconds: each key
+     * is a ticket's leading bits (flipped so that signed order is unsigned order) with the member's index in the low
+     * bits; members whose leading bits tie are then put in order by their whole tickets, and their ids.
+     */
+    static List<String> lowest(byte[][] ticket, List<String> members, long places) {
+        int n = ticket.length;
+        int indexBits = Math.max(1, 64 - Long.numberOfLeadingZeros(Math.max(1, n - 1)));
+        long indexMask = (1L << indexBits) - 1;
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = ((leading64(ticket[i]) & ~indexMask) | i) ^ Long.MIN_VALUE;
+        }
+        Arrays.sort(keys);
+        int placed = (int) Math.max(0, Math.min(places, n));
         List<String> winners = new ArrayList<>(placed);
-        for (int i = 0; i < placed; i++) {
-            winners.add(ranked.get(i).member);
+        for (int from = 0; from < n && winners.size() < placed; ) {
+            int to = from + 1;
+            while (to < n && (keys[to] & ~indexMask) == (keys[from] & ~indexMask)) {
+                to++;
+            }
+            List<Integer> run = new ArrayList<>(to - from);
+            for (int k = from; k < to; k++) {
+                run.add((int) (keys[k] & indexMask));
+            }
+            if (run.size() > 1) {
+                run.sort((a, b) -> {
+                    int byTicket = Arrays.compareUnsigned(ticket[a], ticket[b]);
+                    return byTicket != 0
+                            ? byTicket
+                            : Arrays.compareUnsigned(
+                                    members.get(a).getBytes(StandardCharsets.UTF_8),
+                                    members.get(b).getBytes(StandardCharsets.UTF_8));
+                });
+            }
+            for (int k = 0; k < run.size() && winners.size() < placed; k++) {
+                winners.add(members.get(run.get(k)));
+            }
+            from = to;
         }
-        return new Outcome(digest, entrantsInOrder.size(), winners);
+        return winners;
+    }
+
+    private static long leading64(byte[] bytes) {
+        long value = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            value = (value << 8) | (bytes[i] & 0xff);
+        }
+        return value;
     }
 
     public static String hex(byte[] bytes) {
@@ -132,16 +177,6 @@ public final class DrawRules {
             return mac.doFinal(member.getBytes(StandardCharsets.UTF_8));
         }
     }
-
-    private record Ranked(String member, byte[] ticket) {}
-
-    private static final Comparator<Ranked> ORDER = (a, b) -> {
-        int byTicket = Arrays.compareUnsigned(a.ticket, b.ticket);
-        return byTicket != 0
-                ? byTicket
-                : Arrays.compareUnsigned(
-                        a.member.getBytes(StandardCharsets.UTF_8), b.member.getBytes(StandardCharsets.UTF_8));
-    };
 
     private static MessageDigest sha256() {
         try {

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -38,9 +37,6 @@ public final class RedisDraw {
 
     /** Entrants per Redis read and placed members per Redis write. */
     static final int PAGE = 10_000;
-
-    private static final Comparator<String> BYTES =
-            (a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
     private final StringRedisTemplate redis;
     private final String owner;
@@ -110,14 +106,38 @@ public final class RedisDraw {
                 break;
             }
             entrants.addAll(page);
-            renew(couponId);
+            if (from % (10L * PAGE) == 0) {
+                renew(couponId);
+            }
             if (page.size() < PAGE) {
                 break;
             }
         }
         // every score is 0, so Redis keeps them in byte order already; a draw of the old kind was kept by ticket
-        entrants.sort(BYTES);
-        return entrants;
+        return inByteOrder(entrants) ? entrants : byteOrder(entrants);
+    }
+
+    private static boolean inByteOrder(List<String> members) {
+        byte[] previous = null;
+        for (String member : members) {
+            byte[] bytes = member.getBytes(StandardCharsets.UTF_8);
+            if (previous != null && Arrays.compareUnsigned(previous, bytes) > 0) {
+                return false;
+            }
+            previous = bytes;
+        }
+        return true;
+    }
+
+    /** Sorted by their UTF-8 bytes, each member's bytes taken once. */
+    private static List<String> byteOrder(List<String> members) {
+        record Keyed(byte[] bytes, String member) {}
+        List<Keyed> keyed = new ArrayList<>(members.size());
+        for (String member : members) {
+            keyed.add(new Keyed(member.getBytes(StandardCharsets.UTF_8), member));
+        }
+        keyed.sort((a, b) -> Arrays.compareUnsigned(a.bytes(), b.bytes()));
+        return new ArrayList<>(keyed.stream().map(Keyed::member).toList());
     }
 
     /**

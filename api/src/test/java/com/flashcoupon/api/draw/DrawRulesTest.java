@@ -52,6 +52,29 @@ class DrawRulesTest {
     }
 
     @Test
+    void shouldOrderTicketsWhoseLeadingBytesTieByTheirWholeValueThenByMemberId() {
+        byte[] low = ticketOf(0x10, 0x01);
+        byte[] high = ticketOf(0x10, 0x02);
+        byte[] same = ticketOf(0x10, 0x02);
+        byte[] first = ticketOf(0x00, 0xff);
+        byte[] last = ticketOf(0xff, 0x00);
+        List<String> members = List.of("a", "b", "c", "d", "e");
+        byte[][] tickets = {high, same, last, low, first};
+
+        assertThat(DrawRules.lowest(tickets, members, 5)).containsExactly("e", "d", "a", "b", "c");
+        assertThat(DrawRules.lowest(tickets, members, 3)).containsExactly("e", "d", "a");
+        assertThat(DrawRules.lowest(tickets, members, 0)).isEmpty();
+    }
+
+    /** A 32-byte ticket: {@code head}, seven zero bytes (so heads tie over the first eight bytes), then {@code tail}. */
+    private static byte[] ticketOf(int head, int tail) {
+        byte[] ticket = new byte[32];
+        ticket[0] = (byte) head;
+        ticket[31] = (byte) tail;
+        return ticket;
+    }
+
+    @Test
     void shouldRefuseAnEntrantListOutOfByteOrderOrWithAMemberTwice() {
         assertThatThrownBy(() -> DrawRules.entrantsDigest(List.of("m-2", "m-10")))
                 .isInstanceOf(IllegalArgumentException.class);
