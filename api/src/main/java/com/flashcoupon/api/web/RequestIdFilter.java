@@ -37,6 +37,11 @@ public class RequestIdFilter implements WebFilter {
                 .registerThreadLocalAccessor(KEY, () -> MDC.get(KEY), id -> MDC.put(KEY, id), () -> MDC.remove(KEY));
     }
 
+    /** Initialises the request ids' keystreams now, at start-up: they read a secure generator once. */
+    public RequestIdFilter() {
+        RequestIds.next();
+    }
+
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         String id = idOf(exchange.getRequest().getHeaders().getFirst(HEADER));
