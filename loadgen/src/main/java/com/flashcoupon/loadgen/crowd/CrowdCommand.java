@@ -92,7 +92,8 @@ public final class CrowdCommand {
             CouponAdmin admin = new CouponAdmin(http, json, operatorToken);
             long couponId;
             try {
-                couponId = admin.create("Flash crowd " + runId, settings.coupons(), settings.rate());
+                couponId = admin.create(
+                        "Flash crowd " + runId, settings.coupons(), settings.rate(), settings.fairStartSeconds());
             } catch (ApiException e) {
                 err.println("cannot create the coupon: " + e.getMessage());
                 err.println("is the api up at " + settings.api() + "? (bin/up starts it)");
@@ -117,6 +118,17 @@ public final class CrowdCommand {
                     new ProgressPrinter(settings.progress(), err, "crowd    "));
 
             String askedAgain = askAgainAfter503(http, issuePath, answers, tokens, plan.members());
+            FairStart.Drawn drawn = null;
+            if (settings.fairStartSeconds() > 0) {
+                drawn = FairStart.await(
+                        admin,
+                        http,
+                        json,
+                        operatorToken,
+                        couponId,
+                        Duration.ofSeconds(settings.fairStartSeconds()).plus(settings.issuanceTimeout()),
+                        err);
+            }
 
             AtomicBoolean issuing = new AtomicBoolean(true);
             Thread reads = readStatuses(settings, http, issuePath, answers, estimates, tokens, issuing);
@@ -150,11 +162,19 @@ public final class CrowdCommand {
                         settings.rateChangeAfter().toMillis() / 1000.0));
             }
 
-            Set<String> placed = new HashSet<>();
+            // first come: told a place (202, or 200 asked before); a fair start: placed by the draw, or admitted with
+            // a position after its window
+            Set<String> placed = drawn == null ? new HashSet<>() : drawn.placed();
+            if (settings.fairStartSeconds() > 0 && drawn == null) {
+                notes.add("the draw was not made within the wait: its members are not checked");
+            }
             Set<String> unanswered = new HashSet<>();
             long acceptedTwice = 0;
             for (int m = 0; m < plan.members(); m++) {
-                if (answers.holdsPlace(m)) {
+                boolean told = settings.fairStartSeconds() > 0
+                        ? answers.position(m) != CrowdAnswers.NO_POSITION
+                        : answers.holdsPlace(m);
+                if (told) {
                     placed.add(memberIds[m]);
                 } else if (answers.unanswered(m)) {
                     unanswered.add(memberIds[m]);
@@ -197,6 +217,16 @@ public final class CrowdCommand {
                 checks.add(Invariants.everyAdmissionEnds(placed, db.walletMembers(), failed, failedTold));
                 checks.add(Invariants.nothingWithoutAdmission(placed, db.walletMembers(), failed, unanswered));
                 checks.add(Invariants.issuanceFollowsAdmission(db.requestSeqs(), settings.batchBound()));
+                if (drawn != null) {
+                    checks.add(FairStart.verified(drawn, db));
+                    notes.add(String.format(
+                            Locale.ROOT,
+                            "a fair start: %,d members entered its window, the draw placed %,d; check it again with"
+                                    + " bin/verify-draw %d",
+                            drawn.published().entrants(),
+                            drawn.published().placed(),
+                            couponId));
+                }
             }
             CrowdReport report = new CrowdReport(
                     runId,

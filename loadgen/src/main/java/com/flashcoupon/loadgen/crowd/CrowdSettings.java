@@ -29,7 +29,8 @@ record CrowdSettings(
         int estimateSample,
         Duration rateChangeAfter,
         int rateChangeTo,
-        String estimateCsv) {
+        String estimateCsv,
+        int fairStartSeconds) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
@@ -67,7 +68,13 @@ record CrowdSettings(
                     "estimate-csv",
                     "CROWD_ESTIMATE_CSV",
                     "also write every scored estimate to this CSV file (member, told at, position, estimated and"
-                            + " actual wait; default: none)"));
+                            + " actual wait; default: none)"),
+            new Option(
+                    "fair-start",
+                    "CROWD_FAIR_START",
+                    "seconds of a fair start: the coupon is created RANDOMIZED_START with this window, the crowd asks"
+                            + " within it, the draw places its members, and the run checks the draw from its published"
+                            + " seed as bin/verify-draw does (default 0: first come, first served)"));
 
     static CrowdSettings from(Flags flags, Map<String, String> env) {
         String port = env.getOrDefault("COUPON_API_PORT", "8080");
@@ -88,6 +95,11 @@ record CrowdSettings(
         } catch (NumberFormatException e) {
             throw new UsageException("--seed must be a whole number, was: " + seed);
         }
+        int fairStart = (int) flags.duration("fair-start", Duration.ZERO).toSeconds();
+        if (fairStart < 0 || fairStart > 3600) {
+            throw new UsageException(
+                    "--fair-start must be a window of 1 to 3600 seconds (0: first come), was: " + fairStart);
+        }
         return new CrowdSettings(
                 api.endsWith("/") ? api.substring(0, api.length() - 1) : api,
                 flags.integer("members", 20_000, 1, 10_000_000),
@@ -107,21 +119,23 @@ record CrowdSettings(
                 flags.integer("estimate-sample", 400, 0, 100_000),
                 flags.duration("change-rate-after", Duration.ZERO),
                 flags.integer("change-rate-to", 0, 0, 100_000),
-                flags.string("estimate-csv", ""));
+                flags.string("estimate-csv", ""),
+                fairStart);
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */
     String describe() {
         return String.format(
-                Locale.ROOT,
-                "api %s, %,d members (%.1f%% asking twice), %,d coupons at %,d/s, concurrency %d, seed %d",
-                api,
-                members,
-                twice * 100,
-                coupons,
-                rate,
-                concurrency,
-                seed);
+                        Locale.ROOT,
+                        "api %s, %,d members (%.1f%% asking twice), %,d coupons at %,d/s, concurrency %d, seed %d",
+                        api,
+                        members,
+                        twice * 100,
+                        coupons,
+                        rate,
+                        concurrency,
+                        seed)
+                + (fairStartSeconds > 0 ? ", a fair start of " + fairStartSeconds + " s" : "");
     }
 
     @Override

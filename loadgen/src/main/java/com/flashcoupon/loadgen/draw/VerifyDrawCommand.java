@@ -159,18 +159,23 @@ public final class VerifyDrawCommand {
             return null;
         }
         JsonNode view = json.readTree(answer.body());
-        JsonNode draw = view.path("draw");
-        if (draw.isMissingNode() || draw.isNull()) {
+        if (view.path("draw").isMissingNode() || view.path("draw").isNull()) {
             err.println("verify-draw: coupon " + couponId + " has no draw (it is first come, first served)");
             return null;
         }
-        if (!"MADE".equals(draw.path("state").asString())) {
-            err.println("verify-draw: the draw of coupon " + couponId + " is not made yet (" + draw.path("state")
-                    + "); its seed is published once it is");
+        if (!"MADE".equals(view.path("draw").path("state").asString())) {
+            err.println("verify-draw: the draw of coupon " + couponId + " is not made yet ("
+                    + view.path("draw").path("state") + "); its seed is published once it is");
             return null;
         }
+        return published(view);
+    }
+
+    /** What an admin view ({@code GET /admin/v1/coupons/{id}}) publishes of a made draw. */
+    public static DrawCheck.Published published(JsonNode view) {
+        JsonNode draw = view.path("draw");
         return new DrawCheck.Published(
-                couponId,
+                view.path("id").asLong(),
                 view.path("totalQuantity").asLong(),
                 text(draw, "commitment"),
                 text(draw, "seed"),
@@ -200,7 +205,7 @@ public final class VerifyDrawCommand {
     }
 
     /** One export line: memberId, ticket, place or '-', walletCouponId or '-', failureReason or '-'. */
-    static DrawCheck.Entrant entrant(String line) {
+    public static DrawCheck.Entrant entrant(String line) {
         String[] fields = line.split("\t", -1);
         if (fields.length != 5) {
             throw new IllegalArgumentException("an export line has 5 tab-separated fields: " + line);
