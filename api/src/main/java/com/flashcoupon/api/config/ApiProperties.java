@@ -62,13 +62,17 @@ public record ApiProperties(
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
      * tests). Exactly one of them.
+     *
+     * @param jwkSetRefreshInterval the JWK set is fetched at most once per this interval, whatever the traffic (a token
+     *     naming an unknown key asks for a fetch); a new signing key of the identity provider is picked up within it
      */
     public record Jwt(
             String secret,
             String jwkSetUri,
             String issuer,
             String audience,
-            @DefaultValue("30s") Duration clockSkew) {}
+            @DefaultValue("30s") Duration clockSkew,
+            @DefaultValue("30s") @NotNull Duration jwkSetRefreshInterval) {}
 
     /**
      * The drainer.

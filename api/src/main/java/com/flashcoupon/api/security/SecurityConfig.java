@@ -98,7 +98,7 @@ class SecurityConfig {
 
     private static ReactiveJwtAuthenticationConverterAdapter rolesConverter() {
         var authorities = new JwtGrantedAuthoritiesConverter();
-        authorities.setAuthoritiesClaimName("roles");
+        authorities.setAuthoritiesClaimName(JwtDecoders.ROLES);
         authorities.setAuthorityPrefix("");
         var converter = new JwtAuthenticationConverter();
         converter.setJwtGrantedAuthoritiesConverter(authorities);
