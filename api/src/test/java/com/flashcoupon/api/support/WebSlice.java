@@ -24,7 +24,7 @@ import org.springframework.context.annotation.FilterType;
                         type = FilterType.REGEX,
                         pattern =
                                 "com\\.flashcoupon\\.api\\.(web\\.(ProblemHandler|ProblemWriter|BodySizeLimitFilter"
-                                        + "|RequestIdFilter|CanonicalIds)|security\\.SecurityConfig|config\\.StrictJsonConfig)"))
+                                        + "|RequestIdFilter|CanonicalIds)|security\\.(SecurityConfig|SecurityShortcut)|config\\.StrictJsonConfig)"))
 public class WebSlice {
 
     @Bean
