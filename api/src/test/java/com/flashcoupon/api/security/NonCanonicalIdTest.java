@@ -95,6 +95,7 @@ class NonCanonicalIdTest extends ApiTestBase {
                     HttpMethod.POST, "/api/v1/me/coupons/{id}/use", "{\"orderId\":\"o-non-canonical\"}", false, true),
             new Endpoint(HttpMethod.GET, "/admin/v1/coupons/{id}", null, true, false),
             new Endpoint(HttpMethod.PATCH, "/admin/v1/coupons/{id}", "{\"issueRatePerSecond\":11}", true, false),
+            new Endpoint(HttpMethod.GET, "/admin/v1/coupons/{id}/draw/entrants", null, true, false),
             new Endpoint(HttpMethod.POST, "/admin/v1/coupons/{id}/close", null, true, false));
 
     /** The status and, for a 400, the body; a stream's body (a request answered 200 by mistake) is never read. */
