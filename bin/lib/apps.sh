@@ -139,8 +139,9 @@ fc_start_app() {
   mkdir -p "$(dirname "$FC_APP_LOG")" "$(dirname "$FC_APP_PID")"
   [[ -f $FC_APP_LOG ]] && mv -f "$FC_APP_LOG" "$FC_APP_LOG.1"
   fc_info "$name: starting ${FC_APP_JAR#"$FC_ROOT"/} on port $FC_APP_PORT (log $(fc_app_rel "$FC_APP_LOG"))"
-  # The apps read their settings from the COUPON_* variables exported by env.sh; the port is also given to Spring
-  # directly, so it holds whatever the app's own defaults say. The worker joins its consumer group as a static member
+  # The apps read their settings from the COUPON_* variables exported by env.sh; the port and the address they listen
+  # on (COUPON_BIND_ADDRESS, 127.0.0.1 unless told otherwise) are also given to Spring directly, so they hold whatever
+  # the app's own defaults and profiles say. The worker joins its consumer group as a static member
   # named after this machine and its port (unique while it runs, the same after a restart): a restarted worker gets its
   # partitions back at once instead of after the session timeout.
   local instance=()
@@ -148,7 +149,8 @@ fc_start_app() {
     instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-${HOSTNAME:-local}-$FC_APP_PORT}")
   (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
     env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" \
-    "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" -jar "$FC_APP_JAR")
+    "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" \
+    -Dserver.address="${COUPON_BIND_ADDRESS:-127.0.0.1}" -jar "$FC_APP_JAR")
 }
 
 # Waits until each named app reports UP on /actuator/health; fails early with its log when one exits.

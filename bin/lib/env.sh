@@ -14,6 +14,9 @@
 #   COUPON_RATELIMIT_ADDRESS_PER_SECOND
 #                           requests per second one client address may make. The api's own default is 100; local
 #                           runs turn it off (0) because bin/demo's whole crowd comes from 127.0.0.1.
+#   COUPON_BIND_ADDRESS     the address the apps listen on: 127.0.0.1, so that nothing outside this machine reaches
+#                           apps that accept tokens signed with the public local secret (anyone can mint an operator's
+#                           token with it). Set 0.0.0.0 (all interfaces) only with a secret of your own.
 
 FC_DEFAULT_JWT_SECRET='flash-coupon-local-secret-do-not-use-in-production'
 FC_DEFAULT_DB_URL='jdbc:mysql://127.0.0.1:3306/coupon'
@@ -24,6 +27,7 @@ FC_DEFAULT_KAFKA_BOOTSTRAP='127.0.0.1:9092'
 FC_DEFAULT_API_PORT='8080'
 FC_DEFAULT_WORKER_PORT='8081'
 FC_DEFAULT_RATELIMIT_ADDRESS_PER_SECOND='0'
+FC_DEFAULT_BIND_ADDRESS='127.0.0.1'
 
 : "${COUPON_JWT_SECRET:=$FC_DEFAULT_JWT_SECRET}"
 : "${COUPON_DB_URL:=$FC_DEFAULT_DB_URL}"
@@ -34,9 +38,10 @@ FC_DEFAULT_RATELIMIT_ADDRESS_PER_SECOND='0'
 : "${COUPON_API_PORT:=$FC_DEFAULT_API_PORT}"
 : "${COUPON_WORKER_PORT:=$FC_DEFAULT_WORKER_PORT}"
 : "${COUPON_RATELIMIT_ADDRESS_PER_SECOND:=$FC_DEFAULT_RATELIMIT_ADDRESS_PER_SECOND}"
+: "${COUPON_BIND_ADDRESS:=$FC_DEFAULT_BIND_ADDRESS}"
 
 export COUPON_JWT_SECRET COUPON_DB_URL COUPON_DB_USER COUPON_DB_PASSWORD COUPON_REDIS_URL \
-  COUPON_KAFKA_BOOTSTRAP COUPON_API_PORT COUPON_WORKER_PORT COUPON_RATELIMIT_ADDRESS_PER_SECOND
+  COUPON_KAFKA_BOOTSTRAP COUPON_API_PORT COUPON_WORKER_PORT COUPON_RATELIMIT_ADDRESS_PER_SECOND COUPON_BIND_ADDRESS
 
 # Where the apps answer, for scripts that call them (bin/demo, bin/up's summary).
 : "${COUPON_API_URL:=http://127.0.0.1:${COUPON_API_PORT}}"

@@ -11,17 +11,24 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.boot.env.YamlPropertySourceLoader;
+import org.springframework.core.env.MutablePropertySources;
+import org.springframework.core.env.PropertySourcesPropertyResolver;
+import org.springframework.core.io.FileSystemResource;
 import org.yaml.snakeyaml.Yaml;
 
 /**
  * Docker cannot run where the tests run, so {@code docker-compose.yml} and {@code deploy/Dockerfile} are checked by
  * reading them: the api never restart-loops on the public local secret, {@code docker compose stop} leaves each app
- * its graceful shutdown, every app waits for healthy backing services and reports its own health, and the image is
- * built from the Spring Boot jar's layers.
+ * its graceful shutdown, every app waits for healthy backing services and reports its own health, the image is built
+ * from the Spring Boot jar's layers, and the defaults are safe to deploy: only the api is published beyond the host,
+ * Grafana's password comes from the environment and Grafana cannot reach MySQL; bin/up's apps listen on 127.0.0.1.
  */
 class DeploymentFilesTest {
 
@@ -58,6 +65,91 @@ class DeploymentFilesTest {
             assertThat(secret)
                     .as("the public local secret outside the local profile")
                     .doesNotContain(LOCAL_SECRET);
+        }
+    }
+
+    /**
+     * Grafana's admin (who can add MySQL as a data source and run SQL, or read every metric), Prometheus (no
+     * authentication) and the worker's actuator are for this machine's operators: published on 127.0.0.1 only. The
+     * api alone is the service.
+     */
+    @Test
+    void onlyTheApiIsPublishedBeyondThisMachine() throws IOException {
+        services().forEach((name, value) -> {
+            @SuppressWarnings("unchecked")
+            Map<String, Object> service = (Map<String, Object>) value;
+            for (String port : ports(service)) {
+                if (!name.equals("api")) {
+                    assertThat(port)
+                            .as("published port %s of %s: 127.0.0.1 only", port, name)
+                            .startsWith("127.0.0.1:");
+                }
+            }
+        });
+        assertThat(ports(service("grafana"))).as("Grafana's port").isNotEmpty();
+        assertThat(ports(service("prometheus"))).as("Prometheus' port").isNotEmpty();
+        assertThat(ports(service("worker"))).as("the worker's actuator").isNotEmpty();
+    }
+
+    /** No password from this repository: compose stops with a message when none is given, as for the JWT secret. */
+    @Test
+    void grafanaGetsARequiredAdminPasswordFromTheEnvironment() throws IOException {
+        String password = environment(service("grafana")).getOrDefault("GF_SECURITY_ADMIN_PASSWORD", "");
+
+        assertThat(password)
+                .as("GF_SECURITY_ADMIN_PASSWORD must be ${GRAFANA_ADMIN_PASSWORD:?message}")
+                .matches(Pattern.compile("\\$\\{GRAFANA_ADMIN_PASSWORD:?\\?[^}]*\\S[^}]*}"));
+    }
+
+    /** Grafana shares no network with MySQL, Redis or Kafka: an admin session cannot become SQL on the coupon database. */
+    @Test
+    void theObservabilityToolsCannotReachTheBackingServices() throws IOException {
+        for (String tool : List.of("grafana", "prometheus")) {
+            Set<String> reach = networks(service(tool));
+            for (String backing : List.of("mysql", "redis", "kafka")) {
+                assertThat(reach)
+                        .as("networks %s shares with %s", tool, backing)
+                        .doesNotContainAnyElementsOf(networks(service(backing)));
+            }
+        }
+        for (String target : List.of("api", "worker")) {
+            assertThat(networks(service("prometheus")))
+                    .as("Prometheus scrapes %s", target)
+                    .containsAnyElementsOf(networks(service(target)));
+        }
+    }
+
+    /**
+     * bin/up's apps (the local profile) accept tokens signed with the public local secret, with which anyone can mint an
+     * operator's token: they listen on 127.0.0.1 unless {@code COUPON_BIND_ADDRESS} says otherwise, in bin/up and in
+     * the local profile of both apps.
+     */
+    @Test
+    void localRunsListenOnThisMachineOnly() throws Exception {
+        Process env = new ProcessBuilder(
+                        "bash",
+                        "-c",
+                        "unset COUPON_BIND_ADDRESS; source bin/lib/env.sh; printf %s \"$COUPON_BIND_ADDRESS\"")
+                .directory(ROOT.toFile())
+                .redirectErrorStream(true)
+                .start();
+        String bound = new String(env.getInputStream().readAllBytes()).strip();
+        assertThat(env.waitFor()).isZero();
+        assertThat(bound).as("bin/lib/env.sh's COUPON_BIND_ADDRESS").isEqualTo("127.0.0.1");
+        assertThat(Files.readString(ROOT.resolve("bin/lib/apps.sh")))
+                .as("bin/up gives the apps the address")
+                .contains("-Dserver.address=\"${COUPON_BIND_ADDRESS:-127.0.0.1}\"");
+        for (Path profile : List.of(
+                ROOT.resolve("api/src/main/resources/api-local.yml"),
+                ROOT.resolve("issuer-worker/src/main/resources/application-local.yml"))) {
+            var sources = new MutablePropertySources();
+            new YamlPropertySourceLoader()
+                    .load("local", new FileSystemResource(profile))
+                    .forEach(sources::addLast);
+            var resolver = new PropertySourcesPropertyResolver(sources);
+            assertThat(resolver.getProperty("server.address"))
+                    .as("server.address of %s", profile.getFileName())
+                    .isEqualTo("127.0.0.1");
         }
     }
 
@@ -206,6 +298,33 @@ class DeploymentFilesTest {
             }
         }
         return environment;
+    }
+
+    /** The published ports, as written ({@code "127.0.0.1:3000:3000"}; the long form as host_ip:published:target). */
+    private static List<String> ports(Map<String, Object> service) {
+        List<String> ports = new ArrayList<>();
+        if (service.get("ports") instanceof List<?> list) {
+            for (Object port : list) {
+                if (port instanceof Map<?, ?> long_) {
+                    ports.add(long_.get("host_ip") + ":" + long_.get("published") + ":" + long_.get("target"));
+                } else {
+                    ports.add(String.valueOf(port));
+                }
+            }
+        }
+        return ports;
+    }
+
+    /** The networks a service joins; compose's {@code default} when it names none. */
+    private static Set<String> networks(Map<String, Object> service) {
+        Object value = service.get("networks");
+        if (value instanceof Map<?, ?> map) {
+            return map.keySet().stream().map(Object::toString).collect(Collectors.toSet());
+        }
+        if (value instanceof List<?> list) {
+            return list.stream().map(Object::toString).collect(Collectors.toSet());
+        }
+        return Set.of("default");
     }
 
     private static String healthcheckTest(Map<String, Object> service) {

@@ -1,5 +1,7 @@
 package com.flashcoupon.api.admission;
 
+import com.flashcoupon.api.security.SecurityShortcut;
+import com.flashcoupon.api.web.CanonicalIds;
 import com.flashcoupon.api.web.ProblemAnswers;
 import com.flashcoupon.api.web.ProblemWriter;
 import java.util.List;
@@ -11,8 +13,7 @@ import org.springframework.http.MediaType;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
-import org.springframework.security.oauth2.jwt.Jwt;
-import org.springframework.security.oauth2.jwt.JwtException;
+import org.springframework.security.oauth2.jwt.BadJwtException;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.HandlerMapping;
@@ -29,14 +30,21 @@ import tools.jackson.databind.json.JsonMapper;
  * chain and WebFlux's dispatcher, which cost more per admission than the admission itself (security's firewall, a
  * dozen reactive filters, the authorization manager's matchers, then handler mapping and result handling).
  *
- * <p>The same checks, by the same beans: the bearer token goes through the application's {@link ReactiveJwtDecoder}
- * (HS256 or the JWK set; signature, {@code exp}, {@code sub}, issuer and audience when configured), and a member
- * endpoint needs no role. Anything this path is not sure of goes down the full chain untouched, which answers it as it
- * always did: another method or path, a coupon id that is not a positive number (400 with the field), no token or
- * more than one, a token the decoder refuses (401 {@code UNAUTHORIZED} with {@code WWW-Authenticate}). The answer
- * carries the headers Spring Security writes on every other member endpoint ({@code AdmissionFilterTest} compares
- * them), and the request is still timed by {@code http.server.requests} under its pattern. The overload guard, the
- * request id and the body limit run before it as before; the member's rate limit is inside the admission script.
+ * <p>It answers exactly as the chain would, by the same beans: the bearer token goes through the application's
+ * {@link ReactiveJwtDecoder} (HS256 or the JWK set; signature, {@code exp}, {@code sub}, {@code roles}' type, issuer
+ * and audience when configured), and a member endpoint needs no role. A token the decoder refuses is decoded once, here,
+ * and answered with the chain's 401 ({@link SecurityShortcut#unauthorized}); every answer goes through the chain's own
+ * header writers ({@link SecurityShortcut#withSecurityHeaders}: {@code Strict-Transport-Security} over HTTPS too).
+ * {@code AdmissionWebTest} compares the two paths header by header over HTTP and HTTPS, {@code LeanPathParityTest}
+ * request by request.
+ *
+ * <p>It takes only the plainest request and leaves anything else to the full chain untouched, which answers it as it
+ * always did: another method; a raw path that is not exactly {@code /api/v1/coupons/<plain decimal id>/issue-requests}
+ * (path parameters such as {@code ;x=y}, percent escapes, a coupon id that is not canonical, which the chain's firewall
+ * or the controller refuse); a header value the chain's firewall would refuse; no token or more than one; a decoder
+ * failure that is not the token's fault. The request is still timed by {@code http.server.requests} under its pattern.
+ * The overload guard, the request id and the body limit run before it as before; the member's rate limit is inside
+ * the admission script.
  */
 @Component
 @Order(AdmissionFilter.ORDER)
@@ -49,15 +57,8 @@ class AdmissionFilter implements WebFilter {
 
     private static final PathPattern PATTERN = PathPatternParser.defaultInstance.parse(PATH);
 
-    /** What Spring Security's default header writers add to a plain-HTTP answer. */
-    private static final List<String[]> SECURITY_HEADERS = List.of(
-            new String[] {HttpHeaders.CACHE_CONTROL, "no-cache, no-store, max-age=0, must-revalidate"},
-            new String[] {HttpHeaders.PRAGMA, "no-cache"},
-            new String[] {HttpHeaders.EXPIRES, "0"},
-            new String[] {"X-Content-Type-Options", "nosniff"},
-            new String[] {"X-Frame-Options", "DENY"},
-            new String[] {"X-XSS-Protection", "0"},
-            new String[] {"Referrer-Policy", "no-referrer"});
+    private static final String PREFIX = "/api/v1/coupons/";
+    private static final String SUFFIX = "/issue-requests";
 
     private static final String BEARER = "Bearer ";
 
@@ -65,12 +66,19 @@ class AdmissionFilter implements WebFilter {
     private final ReactiveJwtDecoder tokens;
     private final JsonMapper json;
     private final ProblemWriter problems;
+    private final SecurityShortcut security;
 
-    AdmissionFilter(AdmissionService admissions, ReactiveJwtDecoder tokens, JsonMapper json, ProblemWriter problems) {
+    AdmissionFilter(
+            AdmissionService admissions,
+            ReactiveJwtDecoder tokens,
+            JsonMapper json,
+            ProblemWriter problems,
+            SecurityShortcut security) {
         this.admissions = admissions;
         this.tokens = tokens;
         this.json = json;
         this.problems = problems;
+        this.security = security;
     }
 
     @Override
@@ -79,19 +87,21 @@ class AdmissionFilter implements WebFilter {
         if (request.getMethod() != HttpMethod.POST) {
             return chain.filter(exchange);
         }
-        PathPattern.PathMatchInfo match =
-                PATTERN.matchAndExtract(request.getPath().pathWithinApplication());
-        long couponId = match == null ? -1 : couponId(match.getUriVariables().get("couponId"));
+        long couponId = couponId(request.getPath().value());
         String token = couponId > 0 ? bearerToken(request.getHeaders()) : null;
-        if (token == null) {
+        if (token == null || !security.firewallAccepts(request.getHeaders())) {
             return chain.filter(exchange);
         }
         return tokens.decode(token)
-                .map(Jwt::getSubject)
-                .onErrorResume(JwtException.class, refused -> Mono.empty())
-                .flatMap(member -> admit(exchange, couponId, member).thenReturn(Boolean.TRUE))
-                .switchIfEmpty(Mono.defer(() -> chain.filter(exchange).thenReturn(Boolean.FALSE)))
-                .then();
+                .map(jwt ->
+                        security.withSecurityHeaders(exchange, admitted -> admit(admitted, couponId, jwt.getSubject())))
+                .onErrorResume(
+                        BadJwtException.class,
+                        refused -> Mono.just(security.withSecurityHeaders(exchange, security::unauthorized)))
+                // a decoder failure that is not the token's (the JWK set cannot be fetched): the chain's answer
+                .onErrorResume(failed -> Mono.just(chain.filter(exchange)))
+                .switchIfEmpty(Mono.fromSupplier(() -> chain.filter(exchange)))
+                .flatMap(answer -> answer);
     }
 
     private Mono<Void> admit(ServerWebExchange exchange, long couponId, String member) {
@@ -117,11 +127,7 @@ class AdmissionFilter implements WebFilter {
                     return Mono.just(problems.bytes(problem.getBody()));
                 })
                 .flatMap(body -> {
-                    HttpHeaders headers = response.getHeaders();
-                    for (String[] header : SECURITY_HEADERS) {
-                        headers.set(header[0], header[1]);
-                    }
-                    headers.setContentLength(body.length);
+                    response.getHeaders().setContentLength(body.length);
                     return response.writeWith(Mono.just(response.bufferFactory().wrap(body)));
                 });
     }
@@ -164,22 +170,17 @@ class AdmissionFilter implements WebFilter {
         return value.substring(BEARER.length());
     }
 
-    /** A positive long: 1 to 19 digits, no sign, no leading zero, no overflow; -1 otherwise. */
-    static long couponId(String text) {
-        if (text == null || text.isEmpty() || text.length() > 19 || text.charAt(0) == '0') {
+    /**
+     * The coupon id of a raw path that is exactly {@code /api/v1/coupons/<id>/issue-requests} with the id in plain
+     * decimal ({@link CanonicalIds}); -1 for any other path, however routing would read it.
+     */
+    static long couponId(String rawPath) {
+        if (!rawPath.startsWith(PREFIX)
+                || !rawPath.endsWith(SUFFIX)
+                || rawPath.length() <= PREFIX.length() + SUFFIX.length()) {
             return -1;
         }
-        long value = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + (c - '0');
-            if (value < 0) {
-                return -1; // past Long.MAX_VALUE
-            }
-        }
-        return value;
+        long id = CanonicalIds.parse(rawPath.substring(PREFIX.length(), rawPath.length() - SUFFIX.length()));
+        return id > 0 ? id : -1;
     }
 }

@@ -62,13 +62,17 @@ public record ApiProperties(
     /**
      * Token verification: a JWK set URI (production) or an HMAC-SHA256 secret of at least 32 bytes (local runs and
      * tests). Exactly one of them.
+     *
+     * @param jwkSetRefreshInterval the JWK set is fetched at most once per this interval, whatever the traffic (a token
+     *     naming an unknown key asks for a fetch); a new signing key of the identity provider is picked up within it
      */
     public record Jwt(
             String secret,
             String jwkSetUri,
             String issuer,
             String audience,
-            @DefaultValue("30s") Duration clockSkew) {}
+            @DefaultValue("30s") Duration clockSkew,
+            @DefaultValue("30s") @NotNull Duration jwkSetRefreshInterval) {}
 
     /**
      * The drainer.
@@ -111,12 +115,16 @@ public record ApiProperties(
      *
      * @param memberPerSecond requests per second one member may make
      * @param addressPerSecond requests per second one client address may make
-     * @param trustedProxies addresses or CIDR ranges of proxies whose {@code X-Forwarded-For} is believed
+     * @param trustedProxies addresses or CIDR ranges of proxies whose {@code X-Forwarded-For} is believed (literals
+     *     only: a name is a start-up error, never looked up)
+     * @param ipv6PrefixLength an IPv6 client is counted by its network of this many leading bits (64: one host's /64
+     *     shares one allowance; 128: per address); IPv4 clients are counted per address
      */
     public record RateLimit(
             @DefaultValue("5") @Min(0) int memberPerSecond,
             @DefaultValue("100") @Min(0) int addressPerSecond,
-            @DefaultValue List<String> trustedProxies) {}
+            @DefaultValue List<String> trustedProxies,
+            @DefaultValue("64") @Min(1) @Max(128) int ipv6PrefixLength) {}
 
     /**
      * When an event's Redis state goes (docs/architecture.md, "An event's life").

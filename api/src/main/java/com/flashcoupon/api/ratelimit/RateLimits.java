@@ -74,7 +74,7 @@ public class RateLimits {
     RateLimits(ScriptConnection redis, ApiProperties properties, MeterRegistry meters) {
         this.redis = redis;
         ApiProperties.RateLimit settings = properties.ratelimit();
-        this.addresses = new ClientAddresses(settings.trustedProxies());
+        this.addresses = new ClientAddresses(settings.trustedProxies(), settings.ipv6PrefixLength());
         this.memberOn = settings.memberPerSecond() > 0;
         this.addressOn = settings.addressPerSecond() > 0;
         String memberRate = Integer.toString(settings.memberPerSecond());

@@ -9,7 +9,6 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
-import org.springframework.http.HttpHeaders;
 import org.springframework.security.config.annotation.web.reactive.EnableWebFluxSecurity;
 import org.springframework.security.config.observation.SecurityObservationSettings;
 import org.springframework.security.config.web.server.ServerHttpSecurity;
@@ -21,6 +20,7 @@ import org.springframework.security.web.server.SecurityWebFilterChain;
 import org.springframework.security.web.server.ServerAuthenticationEntryPoint;
 import org.springframework.security.web.server.authorization.ServerAccessDeniedHandler;
 import org.springframework.security.web.server.context.NoOpServerSecurityContextRepository;
+import org.springframework.security.web.server.firewall.ServerExchangeRejectedHandler;
 import org.springframework.security.web.server.savedrequest.NoOpServerRequestCache;
 import org.springframework.security.web.server.util.matcher.PathPatternParserServerWebExchangeMatcher;
 import org.springframework.util.StringUtils;
@@ -36,16 +36,16 @@ class SecurityConfig {
 
     static final String ADMIN_ROLE = "coupon-admin";
 
-    @Bean
+    /** The name of the api's chain (Spring Boot's resource-server auto-configuration may declare one of its own). */
+    static final String CHAIN = "securityFilterChain";
+
+    @Bean(CHAIN)
     @Order(Ordered.HIGHEST_PRECEDENCE)
     SecurityWebFilterChain securityFilterChain(
             ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems, ApiProperties properties) {
         String metricsRole = properties.metrics().requireRole();
         var metrics = new PathPatternParserServerWebExchangeMatcher("/actuator/prometheus/**");
-        ServerAuthenticationEntryPoint unauthorized = (exchange, e) -> {
-            exchange.getResponse().getHeaders().set(HttpHeaders.WWW_AUTHENTICATE, "Bearer");
-            return problems.write(exchange, Problems.of(ErrorCode.UNAUTHORIZED, "A valid bearer token is required."));
-        };
+        ServerAuthenticationEntryPoint unauthorized = new BearerChallenge(problems);
         ServerAccessDeniedHandler forbidden = (exchange, e) -> metrics.matches(exchange)
                 .flatMap(match -> problems.write(
                         exchange,
@@ -91,6 +91,21 @@ class SecurityConfig {
         return SecurityObservationSettings.noObservations();
     }
 
+    /**
+     * The answer to a request Spring Security's firewall refuses (a {@code ;} path parameter, an encoded {@code /},
+     * {@code .}, {@code ;}, {@code %} or a backslash in the path, a control character in the path or in a header value
+     * that is read): 400 {@code INVALID_REQUEST} as a problem, like every other error, instead of the firewall's empty
+     * 400.
+     */
+    @Bean
+    ServerExchangeRejectedHandler firewallRefusal(ProblemWriter problems) {
+        return (exchange, refused) -> problems.write(
+                exchange,
+                Problems.of(
+                        ErrorCode.INVALID_REQUEST,
+                        "The request's path or headers hold characters or sequences the api does not accept."));
+    }
+
     @Bean
     ReactiveJwtDecoder jwtDecoder(ApiProperties properties, Environment environment) {
         return JwtDecoders.create(properties.jwt(), environment.matchesProfiles("local"));
@@ -98,7 +113,7 @@ class SecurityConfig {
 
     private static ReactiveJwtAuthenticationConverterAdapter rolesConverter() {
         var authorities = new JwtGrantedAuthoritiesConverter();
-        authorities.setAuthoritiesClaimName("roles");
+        authorities.setAuthoritiesClaimName(JwtDecoders.ROLES);
         authorities.setAuthorityPrefix("");
         var converter = new JwtAuthenticationConverter();
         converter.setJwtGrantedAuthoritiesConverter(authorities);

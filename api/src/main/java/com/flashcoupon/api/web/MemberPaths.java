@@ -27,7 +27,7 @@ public final class MemberPaths {
 
     /**
      * Whether the path is one of a coupon's member endpoints, {@code /api/v1/coupons/{id}} and below, with an id
-     * routing accepts (a positive number): their rate limits are charged per coupon, by their own scripts.
+     * routing accepts (a positive number in plain decimal, {@link CanonicalIds}): their rate limits are charged per coupon, by their own scripts.
      */
     public static boolean isCouponApi(PathContainer path) {
         int index = 0;
@@ -53,11 +53,7 @@ public final class MemberPaths {
     }
 
     private static boolean isPositiveNumber(String value) {
-        try {
-            return Long.parseLong(value) > 0;
-        } catch (NumberFormatException e) {
-            return false;
-        }
+        return CanonicalIds.parse(value) > 0;
     }
 
     /** The first or last non-empty segment, decoded and without matrix parameters; null when there is none. */

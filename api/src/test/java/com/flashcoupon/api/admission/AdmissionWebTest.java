@@ -7,6 +7,7 @@ import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.clearInvocations;
 import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 import static org.mockito.Mockito.verifyNoInteractions;
@@ -16,7 +17,10 @@ import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
-import java.util.Set;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -26,7 +30,11 @@ import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpMethod;
+import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
+import org.springframework.test.context.bean.override.mockito.MockitoSpyBean;
+import org.springframework.test.web.reactive.server.EntityExchangeResult;
+import org.springframework.test.web.reactive.server.WebTestClient;
 import reactor.core.publisher.Mono;
 
 /**
@@ -41,6 +49,9 @@ class AdmissionWebTest extends WebSliceBase {
 
     @MockitoBean
     private AdmissionService admissions;
+
+    @MockitoSpyBean
+    private ReactiveJwtDecoder decoder;
 
     static Stream<Arguments> refusals() {
         return Stream.of(
@@ -73,38 +84,84 @@ class AdmissionWebTest extends WebSliceBase {
     }
 
     /**
-     * The admission's lean path ({@link AdmissionFilter}) answers with every header Spring Security's chain writes on
-     * the member endpoints; a token the decoder refuses goes down that chain, which answers it 401.
+     * The same admission through the chain: the coupon id's digits percent-encoded are the same path to routing and
+     * the controller, but not the plain raw path the lean path takes.
+     */
+    private static final String THROUGH_THE_CHAIN = "/api/v1/coupons/%34%32/issue-requests";
+
+    private static final String LEAN = "/api/v1/coupons/42/issue-requests";
+
+    private WebTestClient.ResponseSpec post(String scheme, String path, String token) {
+        return http.post()
+                .uri(URI.create(scheme + "://localhost" + path))
+                .header(HttpHeaders.AUTHORIZATION, "Bearer " + token)
+                .exchange();
+    }
+
+    /**
+     * The admission's lean path ({@link AdmissionFilter}) answers with every header Spring Security's chain writes, over
+     * plain HTTP and over HTTPS ({@code Strict-Transport-Security}): the same admission answered both ways, header by
+     * header.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"not-a-jwt", "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"})
-    void shouldAnswerWithTheHeadersOfTheSecurityChainAndLeaveARefusedTokenToIt(String refusedToken) {
+    @ValueSource(strings = {"http", "https"})
+    void shouldAnswerWithTheHeadersOfTheSecurityChain(String scheme) {
         given(admissions.admit(eq(42L), eq(MEMBER), any()))
                 .willReturn(Mono.just(new AdmissionService.Answer(true, IssueStatus.waiting(42, MEMBER, 7, 2, 10))));
 
-        HttpHeaders lean = call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null)
+        HttpHeaders lean = post(scheme, LEAN, Tokens.member(MEMBER))
                 .expectStatus()
                 .isAccepted()
                 .returnResult(String.class)
                 .getResponseHeaders();
-        HttpHeaders chain = call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", refusedToken, null, null)
+        HttpHeaders chain = post(scheme, THROUGH_THE_CHAIN, Tokens.member(MEMBER))
                 .expectStatus()
-                .isUnauthorized()
-                .expectHeader()
-                .valueEquals(HttpHeaders.WWW_AUTHENTICATE, "Bearer")
+                .isAccepted()
                 .returnResult(String.class)
                 .getResponseHeaders();
 
-        Set<String> ownToEachAnswer = Set.of(
-                HttpHeaders.WWW_AUTHENTICATE, HttpHeaders.CONTENT_TYPE, HttpHeaders.CONTENT_LENGTH, "X-Request-Id");
         assertThat(chain.headerNames()).contains("X-Content-Type-Options", HttpHeaders.CACHE_CONTROL);
-        for (String name : chain.headerNames()) {
-            if (!ownToEachAnswer.contains(name)) {
-                assertThat(lean.get(name)).as(name).isEqualTo(chain.get(name));
-            }
+        if (scheme.equals("https")) {
+            assertThat(chain.headerNames()).contains("Strict-Transport-Security");
         }
-        assertThat(lean.getContentLength()).isPositive();
-        verify(admissions, times(1)).admit(anyLong(), anyString(), any());
+        assertThat(withoutRequestId(lean)).isEqualTo(withoutRequestId(chain));
+        verify(admissions, times(2)).admit(anyLong(), anyString(), any());
+    }
+
+    /**
+     * A token the decoder refuses is decoded once, by the lean path, which answers exactly what the chain answers it:
+     * status, {@code WWW-Authenticate}, problem and every header.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"not-a-jwt", "eyJhbGciOiJIUzI1NiJ9.e30.c2lnbmF0dXJl"})
+    void shouldAnswerARefusedTokenItselfExactlyAsTheChainDoesAfterDecodingItOnce(String refusedToken) {
+        for (String scheme : List.of("http", "https")) {
+            EntityExchangeResult<String> lean =
+                    post(scheme, LEAN, refusedToken).expectBody(String.class).returnResult();
+            clearInvocations(decoder);
+            EntityExchangeResult<String> chain = post(scheme, THROUGH_THE_CHAIN, refusedToken)
+                    .expectBody(String.class)
+                    .returnResult();
+
+            assertThat(chain.getStatus().value()).isEqualTo(401);
+            assertThat(chain.getResponseHeaders().getFirst(HttpHeaders.WWW_AUTHENTICATE))
+                    .isEqualTo("Bearer");
+            assertThat(lean.getStatus()).isEqualTo(chain.getStatus());
+            assertThat(lean.getResponseBody()).isEqualTo(chain.getResponseBody());
+            assertThat(withoutRequestId(lean.getResponseHeaders()))
+                    .isEqualTo(withoutRequestId(chain.getResponseHeaders()));
+        }
+        clearInvocations(decoder);
+        post("http", LEAN, refusedToken).expectStatus().isUnauthorized();
+        verify(decoder, times(1)).decode(refusedToken);
+        verifyNoInteractions(admissions);
+    }
+
+    private static Map<String, List<String>> withoutRequestId(HttpHeaders headers) {
+        Map<String, List<String>> all = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        headers.forEach(all::put);
+        all.remove("X-Request-Id");
+        return all;
     }
 
     @ParameterizedTest

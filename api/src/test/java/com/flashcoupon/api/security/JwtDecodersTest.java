@@ -6,12 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.flashcoupon.api.config.ApiProperties;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The api refuses to start on a secret that cannot protect anything; the message never shows the secret. */
 class JwtDecodersTest {
 
     private static ApiProperties.Jwt secret(String secret) {
-        return new ApiProperties.Jwt(secret, null, null, null, Duration.ofSeconds(30));
+        return new ApiProperties.Jwt(secret, null, null, null, Duration.ofSeconds(30), Duration.ofSeconds(30));
     }
 
     @Test
@@ -37,25 +39,52 @@ class JwtDecodersTest {
         assertThat(JwtDecoders.create(secret(JwtDecoders.LOCAL_SECRET), true)).isNotNull();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"%s\n", "%s ", " %s", "\t%s\r\n", "x%s", "%s-and-more", "prefix-%s-suffix"})
+    void shouldRefuseASecretThatContainsTheLocalDefaultOutsideTheLocalProfile(String shape) {
+        String secret = shape.formatted(JwtDecoders.LOCAL_SECRET);
+
+        assertThatThrownBy(() -> JwtDecoders.create(secret(secret), false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("local default")
+                .hasMessageNotContaining(JwtDecoders.LOCAL_SECRET);
+    }
+
     @Test
     void shouldRefuseToStartWhenAJwkSetComesWithoutIssuerOrAudience() {
         String jwks = "https://idp.example/.well-known/jwks.json";
         assertThatThrownBy(() -> JwtDecoders.create(
-                        new ApiProperties.Jwt(null, jwks, null, null, Duration.ofSeconds(30)), false))
+                        new ApiProperties.Jwt(null, jwks, null, null, Duration.ofSeconds(30), Duration.ofSeconds(30)),
+                        false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("COUPON_JWT_ISSUER")
                 .hasMessageContaining("COUPON_JWT_AUDIENCE");
         assertThatThrownBy(() -> JwtDecoders.create(
-                        new ApiProperties.Jwt(null, jwks, "https://idp.example", null, Duration.ofSeconds(30)), false))
+                        new ApiProperties.Jwt(
+                                null,
+                                jwks,
+                                "https://idp.example",
+                                null,
+                                Duration.ofSeconds(30),
+                                Duration.ofSeconds(30)),
+                        false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("COUPON_JWT_AUDIENCE")
                 .hasMessageNotContaining("COUPON_JWT_ISSUER ");
         assertThatThrownBy(() -> JwtDecoders.create(
-                        new ApiProperties.Jwt(null, jwks, null, "coupon-api", Duration.ofSeconds(30)), false))
+                        new ApiProperties.Jwt(
+                                null, jwks, null, "coupon-api", Duration.ofSeconds(30), Duration.ofSeconds(30)),
+                        false))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("COUPON_JWT_ISSUER");
         assertThat(JwtDecoders.create(
-                        new ApiProperties.Jwt(null, jwks, "https://idp.example", "coupon-api", Duration.ofSeconds(30)),
+                        new ApiProperties.Jwt(
+                                null,
+                                jwks,
+                                "https://idp.example",
+                                "coupon-api",
+                                Duration.ofSeconds(30),
+                                Duration.ofSeconds(30)),
                         false))
                 .isNotNull();
     }

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -80,7 +81,20 @@ class TokenDefectsWebTest extends WebSliceBase {
                         "Bearer " + Tokens.token("m".repeat(65), List.of(), LATER.toInstant())),
                 Arguments.of("sub with non-ASCII", "Bearer " + Tokens.token("회원", List.of(), LATER.toInstant())),
                 Arguments.of("no sub", "Bearer " + signed(new JWTClaimsSet.Builder().expirationTime(LATER))),
-                Arguments.of("no exp", "Bearer " + signed(new JWTClaimsSet.Builder().subject("m-1"))));
+                Arguments.of("no exp", "Bearer " + signed(new JWTClaimsSet.Builder().subject("m-1"))),
+                Arguments.of("roles holding a number", "Bearer " + withRoles(List.of(1))),
+                Arguments.of("roles holding an object", "Bearer " + withRoles(List.of(Map.of("name", "coupon-admin")))),
+                Arguments.of(
+                        "roles holding null", "Bearer " + withRoles(java.util.Arrays.asList("coupon-admin", null))),
+                Arguments.of("roles as one string", "Bearer " + withRoles("coupon-admin")),
+                Arguments.of("roles as an object", "Bearer " + withRoles(Map.of("coupon-admin", true))),
+                Arguments.of("roles as a number", "Bearer " + withRoles(1)));
+    }
+
+    /** docs/http-api.md: {@code roles} is a JSON array of strings; anything else is a malformed token. */
+    private static String withRoles(Object roles) throws Exception {
+        return signed(
+                new JWTClaimsSet.Builder().subject("m-1").expirationTime(LATER).claim("roles", roles));
     }
 
     private static String signed(JWTClaimsSet.Builder claims) throws Exception {

@@ -11,7 +11,7 @@ import org.springframework.context.annotation.FilterType;
 
 /**
  * What {@link WebSliceTest} loads of the api besides WebFlux's auto-configuration: the web infrastructure, the security
- * configuration and the strict JSON settings, picked by name because they are package-private. No controller and no
+ * configuration, the strict JSON settings and the strict ids in paths, picked by name because they are package-private. No controller and no
  * rate limit filter: each test imports what it drives.
  */
 @Configuration(proxyBeanMethods = false)
@@ -22,8 +22,9 @@ import org.springframework.context.annotation.FilterType;
         includeFilters =
                 @ComponentScan.Filter(
                         type = FilterType.REGEX,
-                        pattern = "com\\.flashcoupon\\.api\\.(web\\.(ProblemHandler|ProblemWriter|BodySizeLimitFilter"
-                                + "|RequestIdFilter)|security\\.SecurityConfig|config\\.StrictJsonConfig)"))
+                        pattern =
+                                "com\\.flashcoupon\\.api\\.(web\\.(ProblemHandler|ProblemWriter|BodySizeLimitFilter"
+                                        + "|RequestIdFilter|CanonicalIds)|security\\.(SecurityConfig|SecurityShortcut)|config\\.StrictJsonConfig)"))
 public class WebSlice {
 
     @Bean
