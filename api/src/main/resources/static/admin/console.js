@@ -182,6 +182,27 @@ async function poll() {
   drawChart();
 }
 
+// A fair start's draw: its commitment from creation, its odds while the window is open, its seed once made.
+function renderDraw(event) {
+  const line = $('#panel-draw');
+  const draw = event.draw;
+  line.hidden = !draw;
+  if (!draw) {
+    return;
+  }
+  const odds = `${number.format(draw.entrants)} entrants for ${number.format(draw.places)} places`;
+  const commitment = draw.commitment ? `commitment ${draw.commitment}` : 'made before draws had seeds';
+  if (draw.state === 'MADE') {
+    line.textContent = `Draw made ${new Date(draw.drawnAt).toLocaleString()}: ${number.format(draw.entrants)} entrants, `
+      + `${number.format(draw.placed)} placed; seed ${draw.seed ?? 'none'}, ${commitment}. `
+      + `Anyone can check it: bin/verify-draw ${event.id}.`;
+  } else if (draw.state === 'DRAWING') {
+    line.textContent = `Draw being made: ${odds}; ${commitment}.`;
+  } else {
+    line.textContent = `Draw at ${new Date(draw.drawAt).toLocaleString()}, so far ${odds}; ${commitment}.`;
+  }
+}
+
 function render(event) {
   $('#panel-title').textContent = `#${event.id} ${event.name}`;
   const status = $('#panel-status');
@@ -202,6 +223,7 @@ function render(event) {
     : ', first come, first served';
   $('#panel-window').textContent =
     `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days${queueing}`;
+  renderDraw(event);
   const values = { ...event.stats, waiting: event.waiting, remainingQuantity: event.remainingQuantity };
   document.querySelectorAll('#panel [data-stat]').forEach((el) => {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
