@@ -35,18 +35,28 @@ if meta[4] == '1' or (closeAt > 0 and now >= closeAt) then
 end
 local state, draw_at = draw_window(KEYS[1], KEYS[2], KEYS[3], KEYS[9], now)
 if state == 1 then
+  -- a member asking again writes too (askedAgain): the api's replica WAIT then covers their first ask, made perhaps on
+  -- another connection (a WAIT counts what its own connection wrote, up to the primary's offset then)
   local added = redis.call('ZADD', KEYS[9], 'NX', 0, ARGV[1])
+  if added == 0 then
+    redis.call('HINCRBY', KEYS[5], 'askedAgain', 1)
+  end
   local entrants, places = draw_odds(KEYS[1], KEYS[2], KEYS[9], state)
   return {added == 1 and 7 or 8, entrants, draw_at, rate, '', places}
 end
 if state == 2 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
   local entrants, places = draw_odds(KEYS[1], KEYS[2], KEYS[9], state)
+  redis.call('HINCRBY', KEYS[5], 'askedAgain', 1)
   return {8, entrants, draw_at, rate, 'DRAWING', places}
 end
 local done = tonumber(redis.call('GET', KEYS[4]) or '0')
 local seq = redis.call('ZSCORE', KEYS[2], ARGV[1])
 if seq then
-  return {2, tonumber(seq), done, rate, redis.call('HGET', KEYS[6], ARGV[1]) or '', 0}
+  local result = redis.call('HGET', KEYS[6], ARGV[1]) or ''
+  if result == '' then
+    redis.call('HINCRBY', KEYS[5], 'askedAgain', 1)
+  end
+  return {2, tonumber(seq), done, rate, result, 0}
 end
 if draw_at > 0 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
   return {2, 0, done, rate, 'F:SOLD_OUT', 0}

@@ -128,8 +128,8 @@ class AdmissionService {
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
         return runScript(couponId, memberId, charged)
-                .flatMap(admission -> admission.outcome() != Admission.Outcome.MIRROR_MISSING
-                        ? decided(couponId, memberId, admission)
+                .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
+                        ? decided(couponId, memberId, ran)
                         : mirror.restoreOrNotFound(couponId)
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged).then(answerRetired(coupon, memberId))
@@ -137,7 +137,8 @@ class AdmissionService {
                                                 .flatMap(again -> decided(couponId, memberId, again))));
     }
 
-    private Mono<Answer> decided(long couponId, String memberId, Admission admission) {
+    private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
+        Admission admission = ran.admission();
         outcomes.get(admission.outcome()).increment();
         gate.learn(couponId, admission);
         Mono<Answer> answer = answer(couponId, memberId, admission);
@@ -146,16 +147,20 @@ class AdmissionService {
             case ALREADY_ASKED -> admission.result().isEmpty();
             default -> false;
         };
-        return promise && minReplicas > 0 ? replicated(couponId).then(answer) : answer;
+        return promise && minReplicas > 0 ? replicated(couponId, ran.epoch()).then(answer) : answer;
     }
 
     /**
      * Completes once the admission reached {@code minReplicas} replicas: a 202 (or a 200 with a position) is a promise
      * that must outlive the primary. Short of replicas in time, a 503 that says nothing is promised yet; the admission
-     * stays on the primary, and asking again answers 200 once it is replicated.
+     * stays on the primary, and asking again answers 200 once it is replicated. The {@code WAIT} counts only when the
+     * script connection was not re-established since the script was sent ({@code epoch}): a new server-side client
+     * has written nothing, so its {@code WAIT} would confirm nothing of ours. Every promised answer's script writes (a
+     * repeat too: admit.lua counts it), so the connection's {@code WAIT} covers the member's own admission, whichever
+     * instance made it.
      */
-    private Mono<Void> replicated(long couponId) {
-        return redis.awaitReplicas(CouponKeys.queue(couponId), minReplicas, replicaTimeoutMs)
+    private Mono<Void> replicated(long couponId, long epoch) {
+        return redis.awaitReplicas(CouponKeys.queue(couponId), minReplicas, replicaTimeoutMs, epoch)
                 .onErrorMap(error -> {
                     log.warn("the replica wait of coupon {} failed: {}", couponId, error.toString());
                     return ApiException.admissionOutcomeUnknown(couponId);
@@ -231,9 +236,15 @@ class AdmissionService {
         };
     }
 
-    private Mono<Admission> runScript(long couponId, String memberId, RateLimits.CouponLimits charged) {
-        return redis.eval(script, AdmitScript.keys(couponId, charged), AdmitScript.args(memberId, charged))
-                .map(AdmitScript::read)
+    /** What the script answered, and the script connection's epoch when it was sent (see {@link #replicated}). */
+    private record Ran(Admission admission, long epoch) {}
+
+    private Mono<Ran> runScript(long couponId, String memberId, RateLimits.CouponLimits charged) {
+        return Mono.defer(() -> {
+                    long epoch = redis.epoch();
+                    return redis.eval(script, AdmitScript.keys(couponId, charged), AdmitScript.args(memberId, charged))
+                            .map(reply -> new Ran(AdmitScript.read(reply), epoch));
+                })
                 // the script may have run before its answer was lost: never claim that nothing was accepted
                 .onErrorMap(BackendFailures::isBackendDown, error -> {
                     log.warn("admission of coupon {} failed with an unknown outcome: {}", couponId, error.toString());

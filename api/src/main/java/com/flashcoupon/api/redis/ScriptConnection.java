@@ -1,7 +1,9 @@
 package com.flashcoupon.api.redis;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -15,17 +17,20 @@ import io.lettuce.core.codec.StringCodec;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.util.internal.ThreadExecutorMap;
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +68,11 @@ public class ScriptConnection implements SmartLifecycle {
     private final AtomicBoolean connecting = new AtomicBoolean();
 
     private final Counter waitsSent;
+    private final AtomicLong epoch = new AtomicLong();
+    private final Set<AbstractRedisClient> listenedTo = ConcurrentHashMap.newKeySet();
+
+    /** The connections scripts and their WAITs go over: a loss or a reconnect of one of them raises the epoch. */
+    private final Set<Object> watched = ConcurrentHashMap.newKeySet();
 
     public ScriptConnection(LettuceConnectionFactory factory, MeterRegistry meters) {
         this.factory = factory;
@@ -143,6 +153,34 @@ public class ScriptConnection implements SmartLifecycle {
      * {@code replicas} replicas, or {@code timeoutMs} passed; the number of replicas that acknowledged.
      */
     public Mono<Long> awaitReplicas(String key, int replicas, long timeoutMs) {
+        return awaitReplicas(key, replicas, timeoutMs, epoch());
+    }
+
+    /**
+     * The same, counting none unless the connection stayed the one of {@code since} ({@link #epoch}) until the {@code
+     * WAIT} came back: a connection re-established in between is a new client on the server, whose {@code WAIT}
+     * covers none of the writes made before.
+     */
+    public Mono<Long> awaitReplicas(String key, int replicas, long timeoutMs, long since) {
+        return awaitOnce(key, replicas, timeoutMs).map(acknowledged -> epoch.get() == since ? acknowledged : 0L);
+    }
+
+    /**
+     * Rises whenever a connection scripts go over is lost or made again (Lettuce reconnects the same connection object):
+     * what a script was sent under, for {@link #awaitReplicas(String, int, long, long)}.
+     */
+    public long epoch() {
+        return epoch.get();
+    }
+
+    /** Counts a loss or a reconnect of a connection scripts go over (on a cluster: the primaries' node connections). */
+    private void changed(RedisChannelHandler<?, ?> handler) {
+        if (watched.contains(handler)) {
+            epoch.incrementAndGet();
+        }
+    }
+
+    private Mono<Long> awaitOnce(String key, int replicas, long timeoutMs) {
         return Mono.defer(() -> {
             Connected now = connected();
             String node = "";
@@ -156,6 +194,7 @@ public class ScriptConnection implements SmartLifecycle {
                 target = cluster.getConnection(
                         primary.getUri().getHost(), primary.getUri().getPort());
             }
+            watched.add(target);
             StatefulConnection<String, String> on = target;
             ReplicaWaits queue = waits.computeIfAbsent(node, n -> new ReplicaWaits(waitsSent));
             return onCaller(queue.join(on, replicas, timeoutMs));
@@ -199,9 +238,23 @@ public class ScriptConnection implements SmartLifecycle {
 
     private void open(AbstractRedisClient client) {
         try {
+            if (listenedTo.add(client)) {
+                client.addListener(new RedisConnectionStateListener() {
+                    @Override
+                    public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+                        changed(handler);
+                    }
+
+                    @Override
+                    public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+                        changed(handler);
+                    }
+                });
+            }
             StatefulConnection<String, String> connection = client instanceof RedisClusterClient cluster
                     ? cluster.connect(StringCodec.UTF8)
                     : ((RedisClient) client).connect(StringCodec.UTF8);
+            watched.add(connection);
             Connected old = connected;
             connected = new Connected(client, connection);
             waits.clear();

@@ -110,6 +110,90 @@ class ReplicaWaitTest {
         }
     }
 
+    /**
+     * A member whose admission one instance could not confirm (503: the replica had not got it) asks again through
+     * another instance whose connection wrote nothing since the replica was last in step (correctness review F3a). By
+     * {@code WAIT}'s documented contract (the writes of this connection) its {@code WAIT} would promise a place the
+     * replica still lacks; on this Redis (7.0) a script moves its connection's offset even when it writes nothing, so
+     * it does not. The api does not lean on that: a repeat's script writes ({@code askedAgain}), so the {@code WAIT}
+     * covers the member's first ask whatever the server counts. Either way the answer is 503 until the replica has it.
+     */
+    @Test
+    void shouldNotPromiseARepeatThroughAnotherInstanceBeforeTheReplicaHasTheAdmission() throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                ConfigurableApplicationContext first = startApi(primary.port(), 1, "1h");
+                ConfigurableApplicationContext second = startApi(primary.port(), 1, "1h")) {
+            awaitReplicaLinked(replica);
+            WebTestClient viaFirst = ApiInstance.client(first);
+            WebTestClient viaSecond = ApiInstance.client(second);
+            long coupon = ApiInstance.createCoupon(viaFirst, "repeat elsewhere", 10);
+            assertThat(admit(viaSecond, coupon, "warm")).isEqualTo(202); // the second instance's connection is up
+
+            replication.holdReplies();
+            assertThat(admit(viaFirst, coupon, "m1")).isEqualTo(503);
+            assertThat(admit(viaSecond, coupon, "m1"))
+                    .as("asked again through the other instance while the replica still lacks it")
+                    .isEqualTo(503);
+
+            replication.releaseReplies();
+            awaitReplicated(replica, coupon, "m1");
+            assertThat(admit(viaSecond, coupon, "m1")).isEqualTo(200);
+        }
+    }
+
+    /**
+     * The review suspected that a {@code WAIT} sent after the script connection was re-established (Lettuce
+     * reconnects the same connection object) would count the replica at once, the new server-side client having
+     * written nothing (correctness review F3b). On this Redis (7.0) with Lettuce it does not: the new client's
+     * {@code WAIT} does not count a replica that lacks the write made before the reconnect. The api guards it anyway:
+     * a {@code WAIT} counts nothing when the connection changed since the script was sent ({@link
+     * ScriptConnection#epoch}), so the promise does not rest on a server's bookkeeping of a client it no longer has.
+     */
+    @Test
+    void shouldNotCountAReplicaLackingTheWriteWhenTheScriptConnectionWasReestablished() throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                ConfigurableApplicationContext api = startApi(primary.port(), 1, "1h");
+                RedisClient client = RedisClient.create(primary.url());
+                StatefulRedisConnection<String, String> admin = client.connect()) {
+            awaitReplicaLinked(replica);
+            ScriptConnection scripts = api.getBean(ScriptConnection.class);
+            ScriptConnection.Script write = ScriptConnection.Script.of("return redis.call('INCR', KEYS[1])");
+            String key = "{cpn:77}:reconnect";
+            // the replica acknowledged a first write (its offset is past 0), then falls behind the next one
+            scripts.eval(write, new String[] {key}).block(Duration.ofSeconds(5));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> scripts.awaitReplicas(key, 1, 300).block(Duration.ofSeconds(5)) == 1L);
+            replication.holdReplies();
+            long epoch = scripts.epoch();
+            scripts.eval(write, new String[] {key}).block(Duration.ofSeconds(5));
+
+            admin.sync()
+                    .clientKill(io.lettuce.core.KillArgs.Builder.typeNormal().skipme());
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions()
+                    .until(() -> scripts.epoch() >= epoch + 2
+                            && scripts.awaitReplicas(key, 1, 300, scripts.epoch())
+                                            .block(Duration.ofSeconds(5))
+                                    != null);
+            assertThat(scripts.awaitReplicas(key, 1, 300).block(Duration.ofSeconds(5)))
+                    .as("the reconnected client's own WAIT does not count the replica that lacks the write")
+                    .isZero();
+            replication.releaseReplies();
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> scripts.awaitReplicas(key, 1, 300).block(Duration.ofSeconds(5)) == 1L);
+            assertThat(scripts.awaitReplicas(key, 1, 300, epoch).block(Duration.ofSeconds(5)))
+                    .as("a WAIT for a script sent before the reconnect counts nothing, whatever the replica has")
+                    .isZero();
+        }
+    }
+
     private static void awaitCursor(StatefulRedisConnection<String, String> connection, long coupon, long published) {
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(50))
