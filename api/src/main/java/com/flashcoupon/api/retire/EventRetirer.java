@@ -99,8 +99,19 @@ class EventRetirer {
                 .register(meters);
     }
 
+    /**
+     * How often, in passes, a settled event's Redis state is read for lost results: a settled event's state changes
+     * only through a loss, so a pass in this many is enough (10 s by default), and a pass over many settled events
+     * reads few of them.
+     */
+    static final int SETTLED_CHECK_EVERY = 5;
+
+    /** Passes made (retire thread only). */
+    private long passes;
+
     /** One pass over every event that still has state in Redis. A failing event does not hold up the others. */
     void run() {
+        passes++;
         List<Long> ids;
         try {
             ids = coupons.findWithRedisState(CouponRepository.MAX_LIVE_EVENTS);
@@ -149,7 +160,12 @@ class EventRetirer {
         Instant now = clock.instant();
         Instant due = coupon.settledAt() == null ? null : coupon.settledAt().plus(retention);
         if (due != null && now.isBefore(due)) {
-            return; // settled, waiting out the retention: nothing to read
+            // settled, waiting out the retention: results lost since (a failover right after the last ones were
+            // written) are still put back, looked for every few passes rather than every pass
+            if ((passes + id) % SETTLED_CHECK_EVERY == 0) {
+                states.read(id).blockOptional(REDIS_WAIT).ifPresent(state -> repairIfResultsLost(coupon, state));
+            }
+            return;
         }
         // Redis' view; when Redis has none (lost, never restored), MySQL's figures are all there is
         var inRedis = states.read(id).blockOptional(REDIS_WAIT);

@@ -319,6 +319,45 @@ class RedisRestoreTest extends ApiTestBase {
                 .isEqualTo(CouponKeys.ISSUED_PREFIX + keptWallet);
     }
 
+    /**
+     * The same loss right after the event settled (correctness review F6): a settled event used to be left alone for
+     * its whole retention, its members reading WAITING with their wallet in MySQL. The retire pass still puts lost
+     * results back, every few passes.
+     */
+    @Test
+    void shouldPutBackResultsLostAfterTheEventSettled() {
+        long id = createCoupon(2, 1000);
+        requestCoupon(id, "settled-kept").expectStatus().isAccepted();
+        requestCoupon(id, "settled-lost").expectStatus().isAccepted();
+        long keptWallet = issued(id, "settled-kept", 1);
+        long lostWallet = issued(id, "settled-lost", 2);
+        redis.opsForHash().put(CouponKeys.result(id), "settled-kept", CouponKeys.ISSUED_PREFIX + keptWallet);
+        redis.opsForHash().put(CouponKeys.result(id), "settled-lost", CouponKeys.ISSUED_PREFIX + lostWallet);
+        redis.opsForValue().set(CouponKeys.done(id), "2");
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> jdbc.sql("SELECT settled_at IS NOT NULL FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Boolean.class)
+                        .single());
+
+        redis.opsForHash().delete(CouponKeys.result(id), "settled-lost");
+        redis.opsForValue().set(CouponKeys.done(id), "1");
+
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> redis.opsForHash().get(CouponKeys.result(id), "settled-lost") != null);
+        status(id, "settled-lost")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED")
+                .jsonPath("$.walletCouponId")
+                .isEqualTo(lostWallet);
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
