@@ -2,14 +2,27 @@
 -- replica had them (a failover), after the batch's offsets were committed, so no replay brings them. Each member gets
 -- its result if it has none; then done is set to what it counts, the members with a result (as mirror.lua does after
 -- a restore). Idempotent. A retired event is left alone: MySQL answers for it.
--- KEYS: 1 result, 2 done, 3 retired       ARGV: member, value pairs (the value as the worker writes it)
+-- A member put back here whose queue entry has another sequence than the one MySQL decided was admitted again after a
+-- restore (its first admission is counted in the meta's base): it leaves base, exactly as record_results.lua does for
+-- the worker, and only for the call that writes its result first, so that whichever of the two comes first counts it
+-- once and the event's admissions can settle.
+-- KEYS: 1 result, 2 done, 3 retired, 4 meta, 5 queue       ARGV: member, value, sequence triples (as the worker
+--       writes the value; the sequence MySQL decided)
 -- Returns how many results were missing.
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return 0
 end
 local added = 0
-for i = 1, #ARGV, 2 do
-  added = added + redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
+for i = 1, #ARGV, 3 do
+  local member = ARGV[i]
+  if redis.call('HSETNX', KEYS[1], member, ARGV[i + 1]) == 1 then
+    added = added + 1
+    local queued = redis.call('ZSCORE', KEYS[5], member)
+    if queued and tonumber(queued) ~= tonumber(ARGV[i + 2])
+        and tonumber(redis.call('HGET', KEYS[4], 'base') or '0') > 0 then
+      redis.call('HINCRBY', KEYS[4], 'base', -1)
+    end
+  end
 end
 redis.call('SET', KEYS[2], redis.call('HLEN', KEYS[1]))
 return added

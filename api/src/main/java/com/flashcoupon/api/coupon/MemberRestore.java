@@ -164,17 +164,20 @@ public class MemberRestore {
             if (rows.isEmpty()) {
                 return Mono.just(sum);
             }
-            List<String> args = new ArrayList<>(rows.size() * 2);
+            List<String> args = new ArrayList<>(rows.size() * 3);
             for (Known row : rows) {
                 args.add(row.member());
                 args.add(row.result());
+                args.add(Long.toString(row.sequence()));
             }
             return redis.execute(
                             REPAIR,
                             List.of(
                                     CouponKeys.result(couponId),
                                     CouponKeys.done(couponId),
-                                    CouponKeys.retired(couponId)),
+                                    CouponKeys.retired(couponId),
+                                    CouponKeys.meta(couponId),
+                                    CouponKeys.queue(couponId)),
                             args)
                     .next()
                     .flatMap(added -> rows.size() < PAGE_SIZE

@@ -358,6 +358,29 @@ class RedisRestoreTest extends ApiTestBase {
                 .isEqualTo(lostWallet);
     }
 
+    /**
+     * A member admitted again after a restore (queued with a new sequence while their first admission, still in
+     * Kafka, is counted in the meta's base) whose result the repair writes before the worker does (correctness review
+     * F7): the repair takes them out of base, as the worker would have, so the event's admissions count them once and
+     * it can settle.
+     */
+    @Test
+    void shouldCountAMemberAdmittedAgainOnceWhenTheRepairWritesTheirResultFirst() {
+        long id = createCoupon(5, 1000);
+        requestCoupon(id, "again").expectStatus().isAccepted();
+        // as a restore leaves it: the first admission (sequence 1) counted in base, the member queued again at 7
+        redis.opsForHash().put(CouponKeys.meta(id), "base", "1");
+        redis.opsForZSet().add(CouponKeys.queue(id), "again", 7);
+        issued(id, "again", 1);
+
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> redis.opsForHash().get(CouponKeys.result(id), "again") != null);
+        assertThat(redis.opsForHash().get(CouponKeys.meta(id), "base"))
+                .as("the first admission leaves base with the result written")
+                .isEqualTo("0");
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
