@@ -170,7 +170,13 @@ class DrawApiTest extends ApiTestBase {
             List<String> placed = DrawRules.draw(seed, members("lost", 3), 1).placed();
 
             redis.delete(CouponKeys.state(id));
+            admin(id); // reads the event, so Redis gets it back from MySQL
 
+            assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 0, -1))
+                    .as("no member the draw left out is put back into the queue (correctness review F8)")
+                    .doesNotContainAnyElementsOf(members("lost", 3).stream()
+                            .filter(m -> !placed.contains(m))
+                            .toList());
             for (String member : members("lost", 3)) {
                 if (!placed.contains(member)) {
                     assertThat(status(id, member))
