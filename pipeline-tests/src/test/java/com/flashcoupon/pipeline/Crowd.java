@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -40,9 +41,30 @@ final class Crowd {
     /** The same, counting the answers in {@code answered} as they arrive, so that a test can act mid-crowd. */
     static List<Answer> ask(
             String apiUrl, long couponId, List<String> members, int twice, int concurrency, AtomicInteger answered) {
+        return ask(apiUrl, couponId, members, twice, concurrency, answered, Pause.NONE);
+    }
+
+    /** The same, stopping at the pause point until the test resumes it: see {@link Pause}. */
+    static List<Answer> ask(
+            String apiUrl, long couponId, List<String> members, int twice, int concurrency, Pause pause) {
+        return ask(apiUrl, couponId, members, twice, concurrency, new AtomicInteger(), pause);
+    }
+
+    private static List<Answer> ask(
+            String apiUrl,
+            long couponId,
+            List<String> members,
+            int twice,
+            int concurrency,
+            AtomicInteger answered,
+            Pause pause) {
         List<String> requests = new ArrayList<>(members);
         requests.addAll(members.subList(0, twice));
         Collections.shuffle(requests, new Random(couponId));
+        if (pause != Pause.NONE && pause.after() >= requests.size()) {
+            throw new IllegalArgumentException(
+                    "a pause after " + pause.after() + " of " + requests.size() + " requests is never reached");
+        }
         Map<String, String> tokens = new ConcurrentHashMap<>();
         members.forEach(member -> tokens.put(member, Stack.token(member, List.of())));
 
@@ -53,21 +75,77 @@ final class Crowd {
         try {
             HttpClient client = HttpClient.create(pool).baseUrl(apiUrl).responseTimeout(Duration.ofSeconds(30));
             return Flux.fromIterable(requests)
+                    .index()
                     .flatMap(
-                            member -> client.headers(h -> h.set("Authorization", "Bearer " + tokens.get(member)))
-                                    .post()
-                                    .uri("/api/v1/coupons/" + couponId + "/issue-requests")
-                                    .responseSingle((response, body) -> body.asString()
-                                            .defaultIfEmpty("")
-                                            .map(text -> new Answer(
-                                                    member, response.status().code())))
-                                    .onErrorResume(noAnswer -> Mono.just(new Answer(member, NO_ANSWER))),
+                            indexed -> pause.around(
+                                    indexed.getT1(),
+                                    client.headers(h -> h.set("Authorization", "Bearer " + tokens.get(indexed.getT2())))
+                                            .post()
+                                            .uri("/api/v1/coupons/" + couponId + "/issue-requests")
+                                            .responseSingle((response, body) -> body.asString()
+                                                    .defaultIfEmpty("")
+                                                    .map(text -> new Answer(
+                                                            indexed.getT2(),
+                                                            response.status().code())))
+                                            .onErrorResume(
+                                                    noAnswer -> Mono.just(new Answer(indexed.getT2(), NO_ANSWER)))),
                             concurrency)
                     .doOnNext(answer -> answered.incrementAndGet())
                     .collectList()
                     .block(Duration.ofMinutes(3));
         } finally {
             pool.dispose();
+        }
+    }
+
+    /**
+     * A pause point in a crowd, so that a test acts at a moment it knows instead of racing the crowd: the first
+     * {@code after} requests go at once; the others wait, unsent, until those were all answered ({@link #reached()})
+     * and the test called {@link #resume()}. While the crowd is paused nothing of it is in flight, and its list of
+     * answers holds the {@code after} answers given before the pause first, then the others.
+     */
+    static final class Pause {
+
+        /** No pause: every request goes at once. */
+        static final Pause NONE = new Pause(Integer.MAX_VALUE);
+
+        private final int after;
+        private final AtomicInteger answeredBefore = new AtomicInteger();
+        private final CompletableFuture<Void> reached = new CompletableFuture<>();
+        private final CompletableFuture<Void> resumed = new CompletableFuture<>();
+        private final CompletableFuture<Void> go = reached.thenCombine(resumed, (paused, resumedToo) -> null);
+
+        Pause(int after) {
+            if (after < 1) {
+                throw new IllegalArgumentException("pause after at least one answer");
+            }
+            this.after = after;
+        }
+
+        int after() {
+            return after;
+        }
+
+        /** Whether the first {@code after} requests were all answered (and the others wait). */
+        boolean reached() {
+            return reached.isDone();
+        }
+
+        /** Lets the waiting requests go, once the pause was reached. */
+        void resume() {
+            resumed.complete(null);
+        }
+
+        private Mono<Answer> around(long index, Mono<Answer> request) {
+            if (index < after) {
+                return request.doOnNext(answer -> {
+                    if (answeredBefore.incrementAndGet() == after) {
+                        reached.complete(null);
+                    }
+                });
+            }
+            // a copy: a request cancelled while it waits must not cancel the gate of the others
+            return Mono.fromFuture(go.copy()).then(request);
         }
     }
 
