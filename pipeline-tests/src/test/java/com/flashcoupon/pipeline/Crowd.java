@@ -1,12 +1,17 @@
 package com.flashcoupon.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -100,9 +105,10 @@ final class Crowd {
 
     /**
      * A pause point in a crowd, so that a test acts at a moment it knows instead of racing the crowd: the first
-     * {@code after} requests go at once; the others wait, unsent, until those were all answered ({@link #reached()})
-     * and the test called {@link #resume()}. While the crowd is paused nothing of it is in flight, and its list of
-     * answers holds the {@code after} answers given before the pause first, then the others.
+     * {@code after} requests go at once; the others wait, unsent, until those were all answered and the test called
+     * {@link #resume()}. {@link #holding()} tells when the first of the others waits (every request before it was sent,
+     * some may still be in flight); {@link #reached()} when the first {@code after} were all answered (nothing of the
+     * crowd is in flight), and then the crowd's list of answers holds those {@code after} answers first.
      */
     static final class Pause {
 
@@ -111,13 +117,14 @@ final class Crowd {
 
         private final int after;
         private final AtomicInteger answeredBefore = new AtomicInteger();
+        private final CompletableFuture<Void> holding = new CompletableFuture<>();
         private final CompletableFuture<Void> reached = new CompletableFuture<>();
         private final CompletableFuture<Void> resumed = new CompletableFuture<>();
         private final CompletableFuture<Void> go = reached.thenCombine(resumed, (paused, resumedToo) -> null);
 
         Pause(int after) {
             if (after < 1) {
-                throw new IllegalArgumentException("pause after at least one answer");
+                throw new IllegalArgumentException("pause after at least one request");
             }
             this.after = after;
         }
@@ -126,17 +133,25 @@ final class Crowd {
             return after;
         }
 
+        /** Whether the requests after the first {@code after} wait (those may not all be answered yet). */
+        boolean holding() {
+            return holding.isDone();
+        }
+
         /** Whether the first {@code after} requests were all answered (and the others wait). */
         boolean reached() {
             return reached.isDone();
         }
 
-        /** Lets the waiting requests go, once the pause was reached. */
+        /** Lets the waiting requests go, once the first {@code after} were answered. */
         void resume() {
             resumed.complete(null);
         }
 
         private Mono<Answer> around(long index, Mono<Answer> request) {
+            if (this == NONE) {
+                return request;
+            }
             if (index < after) {
                 return request.doOnNext(answer -> {
                     if (answeredBefore.incrementAndGet() == after) {
@@ -145,8 +160,51 @@ final class Crowd {
                 });
             }
             // a copy: a request cancelled while it waits must not cancel the gate of the others
-            return Mono.fromFuture(go.copy()).then(request);
+            return Mono.defer(() -> {
+                        holding.complete(null);
+                        return Mono.fromFuture(go.copy());
+                    })
+                    .then(request);
         }
+    }
+
+    /**
+     * Asks again the members whose every answer was "not confirmed" ({@code unconfirmed}: a 503, and {@link #NO_ANSWER}
+     * where the api was killed), until each gets another answer: whether such a request was admitted before its answer
+     * was lost, only asking again tells (200: admitted before). Those answered so again ask again a second later (after
+     * a fault the api may need a moment: its Redis connection back, a restarted process ready), for at most
+     * {@code patience}. Returns each such member's last answer.
+     */
+    static List<Answer> askAgain(
+            String apiUrl, long couponId, List<Answer> answers, Set<Integer> unconfirmed, Duration patience) {
+        Set<String> told202 = answers.stream()
+                .filter(answer -> answer.status() == 202)
+                .map(Answer::memberId)
+                .collect(Collectors.toSet());
+        Set<String> asking = answers.stream()
+                .filter(answer -> unconfirmed.contains(answer.status()))
+                .map(Answer::memberId)
+                .filter(member -> !told202.contains(member))
+                .collect(Collectors.toCollection(HashSet::new));
+        Map<String, Answer> last = new ConcurrentHashMap<>();
+        if (asking.isEmpty()) {
+            return List.of();
+        }
+        await().atMost(patience)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> {
+                    for (Answer answer : ask(apiUrl, couponId, List.copyOf(asking), 0, 32)) {
+                        last.put(answer.memberId(), answer);
+                        if (!unconfirmed.contains(answer.status())) {
+                            asking.remove(answer.memberId());
+                        }
+                    }
+                    assertThat(asking)
+                            .as("members still not told whether they were admitted")
+                            .isEmpty();
+                });
+        return List.copyOf(last.values());
     }
 
     /**

@@ -100,34 +100,20 @@ class RedisOutageTest {
                         .isOk());
 
         // A 503 means "not confirmed": a request whose reply was lost with Redis may still have been admitted.
-        // Asking again tells the member either way (200: admitted before), which counts as being told "accepted".
-        // A 503 on asking again means the same "try again" (the api's own Redis connection may come back a moment
-        // after readiness): those members ask again until Redis decides.
+        // Asking again tells the member either way (200: admitted before), which counts as being told "accepted"; a
+        // 503 again is the same "try again" (the api's own Redis connection may come back a moment after readiness).
         Set<String> accepted = answers.stream()
                 .filter(answer -> answer.status() == 202)
                 .map(Crowd.Answer::memberId)
                 .collect(Collectors.toCollection(HashSet::new));
-        Set<String> unconfirmed = answers.stream()
-                .filter(answer -> answer.status() == 503)
-                .map(Crowd.Answer::memberId)
-                .filter(member -> !accepted.contains(member))
-                .collect(Collectors.toCollection(HashSet::new));
-        Set<Integer> askedAgain = new HashSet<>();
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(500))
-                .until(() -> {
-                    for (Crowd.Answer answer : Crowd.ask(stack.apiUrl(), couponId, List.copyOf(unconfirmed), 0, 32)) {
-                        askedAgain.add(answer.status());
-                        if (answer.status() != 503) {
-                            unconfirmed.remove(answer.memberId());
-                        }
-                        if (answer.status() == 200 || answer.status() == 202) {
-                            accepted.add(answer.memberId());
-                        }
-                    }
-                    return unconfirmed.isEmpty();
-                });
-        assertThat(askedAgain).as("asked again after the outage").isSubsetOf(200, 202, 409, 503);
+        List<Crowd.Answer> again =
+                Crowd.askAgain(stack.apiUrl(), couponId, answers, Set.of(503), Duration.ofSeconds(60));
+        assertThat(Crowd.countByStatus(again).keySet())
+                .as("asked again after the outage")
+                .isSubsetOf(200, 202, 409);
+        again.stream()
+                .filter(answer -> answer.status() == 200 || answer.status() == 202)
+                .forEach(answer -> accepted.add(answer.memberId()));
         // every member asked until Redis decided, and Redis kept every admission (AOF, fsync always)
         assertThat(accepted).as("the whole stock went to members told so").hasSize(STOCK);
 
