@@ -1,12 +1,18 @@
 package com.flashcoupon.pipeline;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -40,9 +46,30 @@ final class Crowd {
     /** The same, counting the answers in {@code answered} as they arrive, so that a test can act mid-crowd. */
     static List<Answer> ask(
             String apiUrl, long couponId, List<String> members, int twice, int concurrency, AtomicInteger answered) {
+        return ask(apiUrl, couponId, members, twice, concurrency, answered, Pause.NONE);
+    }
+
+    /** The same, stopping at the pause point until the test resumes it: see {@link Pause}. */
+    static List<Answer> ask(
+            String apiUrl, long couponId, List<String> members, int twice, int concurrency, Pause pause) {
+        return ask(apiUrl, couponId, members, twice, concurrency, new AtomicInteger(), pause);
+    }
+
+    private static List<Answer> ask(
+            String apiUrl,
+            long couponId,
+            List<String> members,
+            int twice,
+            int concurrency,
+            AtomicInteger answered,
+            Pause pause) {
         List<String> requests = new ArrayList<>(members);
         requests.addAll(members.subList(0, twice));
         Collections.shuffle(requests, new Random(couponId));
+        if (pause != Pause.NONE && pause.after() >= requests.size()) {
+            throw new IllegalArgumentException(
+                    "a pause after " + pause.after() + " of " + requests.size() + " requests is never reached");
+        }
         Map<String, String> tokens = new ConcurrentHashMap<>();
         members.forEach(member -> tokens.put(member, Stack.token(member, List.of())));
 
@@ -53,15 +80,20 @@ final class Crowd {
         try {
             HttpClient client = HttpClient.create(pool).baseUrl(apiUrl).responseTimeout(Duration.ofSeconds(30));
             return Flux.fromIterable(requests)
+                    .index()
                     .flatMap(
-                            member -> client.headers(h -> h.set("Authorization", "Bearer " + tokens.get(member)))
-                                    .post()
-                                    .uri("/api/v1/coupons/" + couponId + "/issue-requests")
-                                    .responseSingle((response, body) -> body.asString()
-                                            .defaultIfEmpty("")
-                                            .map(text -> new Answer(
-                                                    member, response.status().code())))
-                                    .onErrorResume(noAnswer -> Mono.just(new Answer(member, NO_ANSWER))),
+                            indexed -> pause.around(
+                                    indexed.getT1(),
+                                    client.headers(h -> h.set("Authorization", "Bearer " + tokens.get(indexed.getT2())))
+                                            .post()
+                                            .uri("/api/v1/coupons/" + couponId + "/issue-requests")
+                                            .responseSingle((response, body) -> body.asString()
+                                                    .defaultIfEmpty("")
+                                                    .map(text -> new Answer(
+                                                            indexed.getT2(),
+                                                            response.status().code())))
+                                            .onErrorResume(
+                                                    noAnswer -> Mono.just(new Answer(indexed.getT2(), NO_ANSWER)))),
                             concurrency)
                     .doOnNext(answer -> answered.incrementAndGet())
                     .collectList()
@@ -69,6 +101,110 @@ final class Crowd {
         } finally {
             pool.dispose();
         }
+    }
+
+    /**
+     * A pause point in a crowd, so that a test acts at a moment it knows instead of racing the crowd: the first
+     * {@code after} requests go at once; the others wait, unsent, until those were all answered and the test called
+     * {@link #resume()}. {@link #holding()} tells when the first of the others waits (every request before it was sent,
+     * some may still be in flight); {@link #reached()} when the first {@code after} were all answered (nothing of the
+     * crowd is in flight), and then the crowd's list of answers holds those {@code after} answers first.
+     */
+    static final class Pause {
+
+        /** No pause: every request goes at once. */
+        static final Pause NONE = new Pause(Integer.MAX_VALUE);
+
+        private final int after;
+        private final AtomicInteger answeredBefore = new AtomicInteger();
+        private final CompletableFuture<Void> holding = new CompletableFuture<>();
+        private final CompletableFuture<Void> reached = new CompletableFuture<>();
+        private final CompletableFuture<Void> resumed = new CompletableFuture<>();
+        private final CompletableFuture<Void> go = reached.thenCombine(resumed, (paused, resumedToo) -> null);
+
+        Pause(int after) {
+            if (after < 1) {
+                throw new IllegalArgumentException("pause after at least one request");
+            }
+            this.after = after;
+        }
+
+        int after() {
+            return after;
+        }
+
+        /** Whether the requests after the first {@code after} wait (those may not all be answered yet). */
+        boolean holding() {
+            return holding.isDone();
+        }
+
+        /** Whether the first {@code after} requests were all answered (and the others wait). */
+        boolean reached() {
+            return reached.isDone();
+        }
+
+        /** Lets the waiting requests go, once the first {@code after} were answered. */
+        void resume() {
+            resumed.complete(null);
+        }
+
+        private Mono<Answer> around(long index, Mono<Answer> request) {
+            if (this == NONE) {
+                return request;
+            }
+            if (index < after) {
+                return request.doOnNext(answer -> {
+                    if (answeredBefore.incrementAndGet() == after) {
+                        reached.complete(null);
+                    }
+                });
+            }
+            // a copy: a request cancelled while it waits must not cancel the gate of the others
+            return Mono.defer(() -> {
+                        holding.complete(null);
+                        return Mono.fromFuture(go.copy());
+                    })
+                    .then(request);
+        }
+    }
+
+    /**
+     * Asks again the members whose every answer was "not confirmed" ({@code unconfirmed}: a 503, and {@link #NO_ANSWER}
+     * where the api was killed), until each gets another answer: whether such a request was admitted before its answer
+     * was lost, only asking again tells (200: admitted before). Those answered so again ask again a second later (after
+     * a fault the api may need a moment: its Redis connection back, a restarted process ready), for at most
+     * {@code patience}. Returns each such member's last answer.
+     */
+    static List<Answer> askAgain(
+            String apiUrl, long couponId, List<Answer> answers, Set<Integer> unconfirmed, Duration patience) {
+        Set<String> told202 = answers.stream()
+                .filter(answer -> answer.status() == 202)
+                .map(Answer::memberId)
+                .collect(Collectors.toSet());
+        Set<String> asking = answers.stream()
+                .filter(answer -> unconfirmed.contains(answer.status()))
+                .map(Answer::memberId)
+                .filter(member -> !told202.contains(member))
+                .collect(Collectors.toCollection(HashSet::new));
+        Map<String, Answer> last = new ConcurrentHashMap<>();
+        if (asking.isEmpty()) {
+            return List.of();
+        }
+        await().atMost(patience)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofSeconds(1))
+                .untilAsserted(() -> {
+                    for (Answer answer : ask(apiUrl, couponId, List.copyOf(asking), 0, 32)) {
+                        last.put(answer.memberId(), answer);
+                        if (!unconfirmed.contains(answer.status())) {
+                            asking.remove(answer.memberId());
+                        }
+                    }
+                    assertThat(asking)
+                            .as("members still not told whether they were admitted")
+                            .isEmpty();
+                });
+        return List.copyOf(last.values());
     }
 
     /**

@@ -74,7 +74,9 @@ class NotifyPipelineTest {
     @Test
     @Order(1)
     void shouldPushOncePerDeviceAndStreamFallingPositionsThenIssuedWhenACrowdIsIssued() {
-        long couponId = stack.createCoupon("Notify", 301, 30);
+        // 1 a second until the watcher has its place, then 30: the watcher sees its position fall from about 300,
+        // however long the crowd took
+        long couponId = stack.createCoupon("Notify", 301, 1);
         List<String> crowd = Crowd.members("push", 300);
         Map<String, List<String>> devices = registerDevices(crowd);
 
@@ -95,6 +97,15 @@ class NotifyPipelineTest {
                 .bodyToFlux(EVENT)
                 .filter(event -> "status".equals(event.event()))
                 .subscribe(event -> watched.add(event.data()));
+        await().atMost(Duration.ofSeconds(30)).until(() -> !watched.isEmpty());
+        http.patch()
+                .uri("/admin/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", 30))
+                .retrieve()
+                .toBodilessEntity()
+                .block(Duration.ofSeconds(30));
 
         await().atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(200))

@@ -78,6 +78,14 @@ class RedisRestoreTest {
                 .getResponseBody();
     }
 
+    private static long column(String column, long couponId) {
+        return stack.jdbc
+                .sql("SELECT " + column + " FROM coupon WHERE id = ?")
+                .param(couponId)
+                .query(Long.class)
+                .single();
+    }
+
     private static Set<String> members(String table, long couponId) {
         return new HashSet<>(stack.jdbc
                 .sql("SELECT member_id FROM " + table + " WHERE coupon_id = ?")
@@ -94,18 +102,28 @@ class RedisRestoreTest {
 
         CompletableFuture<List<Crowd.Answer>> crowd =
                 CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, crowdMembers, 300, 32));
-        // Sold out, some decided, some in Kafka, the rest still queued in Redis when it dies. Sold out first, and drain
-        // ticks later, so that the drainer saw every admission: the unknown count is exact, not a lower bound.
+        // Sold out, some decided, some in Kafka, the rest still queued in Redis when it dies.
         await().atMost(Duration.ofSeconds(60))
-                .until(() -> (stack.walletCount(couponId) >= 40
-                                && ((Number) adminView(couponId).get("remainingQuantity")).longValue() == 0)
-                        || crowd.isDone());
-        // the worker stopped a while first: what the drainer publishes meanwhile is in Kafka, undecided, when Redis
-        // dies
+                .until(() -> stack.walletCount(couponId) >= 40
+                        && ((Number) adminView(couponId).get("remainingQuantity")).longValue() == 0);
+        // the worker stopped first: what the drainer publishes meanwhile is in Kafka, undecided, when Redis dies; and
+        // the drainer saw every admission (MySQL's admitted_seen_count is the whole stock), so the unknown count is
+        // exact, not a lower bound
         stack.stopWorker();
-        Thread.sleep(1_500);
+        long decided = stack.walletCount(couponId) + stack.failureCount(couponId);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> column("admitted_seen_count", couponId) >= STOCK
+                        && column("published_count", couponId) > decided);
         redis.kill();
-        Thread.sleep(1_500);
+        // Redis is started again once the api saw it gone
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> http.get()
+                                .uri("/actuator/health/readiness")
+                                .exchange()
+                                .returnResult(String.class)
+                                .getStatus()
+                                .value()
+                        == 503);
         redis.startEmpty();
         java.time.Instant restarted = java.time.Instant.now();
         stack.startWorker();

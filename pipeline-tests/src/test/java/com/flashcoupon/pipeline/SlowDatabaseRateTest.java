@@ -50,10 +50,11 @@ class SlowDatabaseRateTest {
         List<String> members = Crowd.members("slow", STOCK);
         List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, members, 0, 32);
         setRate(couponId, RATE);
-        await().atMost(Duration.ofMinutes(1))
+        // issuing at the operator's rate before MySQL slows down (on a busy machine the rate may have been cut for a
+        // slow moment and raised back first: awaited, not assumed)
+        await().atMost(Duration.ofMinutes(2))
                 .pollInterval(Duration.ofMillis(50))
-                .until(() -> stack.walletCount(couponId) >= 300);
-        assertThat(pace(couponId).get("effectiveRatePerSecond")).isEqualTo(RATE * 1.0);
+                .until(() -> stack.walletCount(couponId) >= 300 && rate(pace(couponId)) == RATE);
 
         stack.mysql.delayReplies(SLOW);
         long slowedAt = System.nanoTime();

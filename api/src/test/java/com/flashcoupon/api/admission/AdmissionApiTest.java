@@ -63,7 +63,7 @@ class AdmissionApiTest extends ApiTestBase {
                     .jsonPath("$.failureReason")
                     .doesNotExist();
             // the observation stops as the answer completes, which the client may see first
-            await().atMost(Duration.ofSeconds(2))
+            await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(admissionsTimed())
                             .as("the lean path (AdmissionFilter) is timed under the endpoint's pattern")
                             .isNotNull());

@@ -97,7 +97,7 @@ class AdmissionGateTest {
 
     private void learnSoldOutAndWaitForTheQueue() {
         gate.learn(couponId, SOLD_OUT);
-        await().atMost(Duration.ofSeconds(5))
+        await().atMost(Duration.ofSeconds(30))
                 .until(() -> refusal("someone-else").isPresent());
     }
 
@@ -170,7 +170,7 @@ class AdmissionGateTest {
         REDIS.opsForZSet().add(CouponKeys.queue(couponId), "fourth", 4);
         gate.learn(couponId, SOLD_OUT);
         // forgotten, so this sell-out loads the queue afresh (with the member added since)
-        await().atMost(Duration.ofSeconds(5)).until(() -> refusal("late").isPresent());
+        await().atMost(Duration.ofSeconds(30)).until(() -> refusal("late").isPresent());
         assertThat(refusal("fourth")).isEmpty();
     }
 }

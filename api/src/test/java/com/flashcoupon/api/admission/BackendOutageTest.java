@@ -21,6 +21,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -44,6 +46,9 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class BackendOutageTest {
 
+    /** The host and port of the test database's server, whatever COUPON_DB_URL says. */
+    private static final Pattern JDBC_SERVER = Pattern.compile("^jdbc:mysql://([^/:?]+)(?::(\\d+))?/");
+
     private static TcpProxy mysql;
     private static TcpProxy redis;
     private static EmbeddedKafkaKraftBroker kafka;
@@ -53,22 +58,24 @@ class BackendOutageTest {
 
     @BeforeAll
     static void start() throws Exception {
-        mysql = new TcpProxy("127.0.0.1", 3306);
-        redis = new TcpProxy("127.0.0.1", 6379);
+        Matcher database = JDBC_SERVER.matcher(TestEnvironment.database().url());
+        if (!database.find()) {
+            throw new IllegalStateException(
+                    "not a MySQL JDBC URL: " + TestEnvironment.database().url());
+        }
+        mysql = new TcpProxy(database.group(1), database.group(2) == null ? 3306 : Integer.parseInt(database.group(2)));
+        URI redisUrl = URI.create(TestEnvironment.REDIS_URL);
+        redis = new TcpProxy(redisUrl.getHost(), redisUrl.getPort() < 0 ? 6379 : redisUrl.getPort());
         // its own property name: the default one is global and would point other test classes at this broker
         kafka = new EmbeddedKafkaKraftBroker(1, 1);
         kafka.brokerListProperty("flash-coupon.private.kafka");
         kafka.afterPropertiesSet();
         Map<String, String> settings = new HashMap<>();
         settings.put("spring.config.name", "api");
-        settings.put(
-                "spring.datasource.url",
-                TestEnvironment.database().url().replace("127.0.0.1:3306", "127.0.0.1:" + mysql.port()));
+        settings.put("spring.datasource.url", database.replaceFirst("jdbc:mysql://127.0.0.1:" + mysql.port() + "/"));
         settings.put("spring.datasource.username", TestEnvironment.database().user());
         settings.put("spring.datasource.password", TestEnvironment.database().password());
-        settings.put(
-                "spring.data.redis.url",
-                TestEnvironment.REDIS_URL.replace("127.0.0.1:6379", "127.0.0.1:" + redis.port()));
+        settings.put("spring.data.redis.url", "redis://127.0.0.1:" + redis.port() + redisUrl.getPath());
         settings.put("spring.data.redis.timeout", "1s");
         settings.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
         settings.put("coupon.jwt.secret", TestEnvironment.JWT_SECRET);
@@ -199,8 +206,8 @@ class BackendOutageTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> answers.contains(200));
             mysql.holdReplies(); // connections stay open, MySQL's answers never arrive: a silent network failure
             long silentSince = System.nanoTime();
-            // every request that was waiting on MySQL when it went silent gets its answer (the socket time-out)
-            await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            // every request that was waiting on MySQL when it went silent gets its answer (the socket time-out, 5 s)
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
                 for (int i = 0; i < askedAt.length(); i++) {
                     long asked = askedAt.get(i);
                     assertThat(asked == 0 || asked - silentSince > 0)
@@ -208,9 +215,11 @@ class BackendOutageTest {
                             .isTrue();
                 }
             });
-            assertThat(answers).contains(503).doesNotContain(-1, 500);
+            // those may all have had their reply before the silence; a request that meets it answers 503 for certain
+            await().atMost(Duration.ofSeconds(60)).until(() -> answers.contains(503));
+            assertThat(answers).doesNotContain(-1, 500);
             // the health probe's deadline notices it too: admission fails closed
-            await().atMost(Duration.ofSeconds(10)).until(() -> status(id, "during-silence") == 503);
+            await().atMost(Duration.ofSeconds(30)).until(() -> status(id, "during-silence") == 503);
             http.get()
                     .uri("/actuator/health/readiness")
                     .exchange()
@@ -239,7 +248,7 @@ class BackendOutageTest {
         ask(id, "before").expectStatus().isAccepted();
 
         mysql.cut();
-        await().atMost(Duration.ofSeconds(15)).until(() -> status(id, "during-mysql") == 503);
+        await().atMost(Duration.ofSeconds(30)).until(() -> status(id, "during-mysql") == 503);
         ask(id, "during-mysql-2")
                 .expectStatus()
                 .isEqualTo(503)
@@ -262,7 +271,7 @@ class BackendOutageTest {
 
         kafka.destroy();
         // the contract's 503 (nothing accepted that could not be published), and readiness agrees
-        await().atMost(Duration.ofSeconds(15)).until(() -> status(id, "during-kafka") == 503);
+        await().atMost(Duration.ofSeconds(30)).until(() -> status(id, "during-kafka") == 503);
         http.get().uri("/actuator/health/readiness").exchange().expectStatus().isEqualTo(503);
     }
 }

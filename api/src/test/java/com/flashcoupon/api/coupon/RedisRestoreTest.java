@@ -301,11 +301,12 @@ class RedisRestoreTest extends ApiTestBase {
                 .isEqualTo("WAITING");
 
         // the retire pass (every 2 s) sees Redis still behind what MySQL had a pass earlier, and repairs it
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (redis.opsForHash().get(CouponKeys.result(id), "lost") == null) {
-            assertThat(System.nanoTime()).as("the lost result put back").isLessThan(deadline);
-            sleep(200);
-        }
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertThat(redis.opsForHash().get(CouponKeys.result(id), "lost"))
+                        .as("the lost result put back")
+                        .isNotNull());
         status(id, "lost")
                 .expectStatus()
                 .isOk()
@@ -379,14 +380,5 @@ class RedisRestoreTest extends ApiTestBase {
         assertThat(redis.opsForHash().get(CouponKeys.meta(id), "base"))
                 .as("the first admission leaves base with the result written")
                 .isEqualTo("0");
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

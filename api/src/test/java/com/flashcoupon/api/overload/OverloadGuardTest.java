@@ -276,7 +276,7 @@ class OverloadGuardTest extends ApiTestBase {
         String admission = request("POST", "/api/v1/coupons/" + coupon + "/issue-requests");
 
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(5_000);
+            socket.setSoTimeout(30_000); // only a hung connection waits this long
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             out.write((admission + admission + admission).getBytes(StandardCharsets.US_ASCII));

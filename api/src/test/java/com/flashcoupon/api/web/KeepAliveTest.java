@@ -42,7 +42,7 @@ class KeepAliveTest extends ApiTestBase {
                 "POST /api/v1/coupons/1/issue-requests HTTP/1.1\r\nHost: localhost\r\n" + "Content-Length: 0\r\n\r\n";
 
         try (Socket socket = new Socket("127.0.0.1", port)) {
-            socket.setSoTimeout(5_000);
+            socket.setSoTimeout(30_000); // only a hung connection waits this long
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
             out.write((slow + immediate + immediate).getBytes(StandardCharsets.US_ASCII));
