@@ -40,6 +40,12 @@ public final class ProblemAnswers {
                                 ErrorCode.UNAVAILABLE,
                                 "A backing service is unavailable; nothing was accepted. Try again shortly."));
             }
+            if (ClientGone.is(error)) {
+                // the connection is closed: this answer goes nowhere
+                log.debug("the client went away or did not send its request in time: {}", error.toString());
+                return ResponseEntity.badRequest()
+                        .body(Problems.of(ErrorCode.INVALID_REQUEST, "The request did not arrive in time."));
+            }
             log.error("unexpected error", error);
             return ResponseEntity.internalServerError()
                     .body(Problems.of(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side."));
