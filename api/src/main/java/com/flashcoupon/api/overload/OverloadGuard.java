@@ -83,6 +83,7 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
     private final InFlightLimits inFlight;
     private final byte[] tooLarge;
     private final byte[] tooMany;
+    private final byte[] timedOut;
     private final AtomicInteger reading = new AtomicInteger();
     private final Counter bodiesNotArrived;
 
@@ -99,6 +100,7 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
                 "The service is over capacity; nothing was done. Try again in " + retryAfter + " s."));
         this.inFlight = inFlight;
         this.tooLarge = problems.bytes(Problems.of(ErrorCode.PAYLOAD_TOO_LARGE, "The request body is over 16 KiB."));
+        this.timedOut = problems.bytes(Problems.of(ErrorCode.REQUEST_TIMEOUT, ClientGone.DETAIL));
         this.tooMany = problems.bytes(Problems.of(
                 ErrorCode.RATE_LIMITED,
                 "Too many requests from your address are in progress at once; nothing was done. Try again in "
@@ -199,8 +201,9 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
     /**
      * Reads the body, holding a place of the client's address but no permit, then guards the request with the body
      * in hand. A declared length over the limit is left to {@link BodySizeLimitFilter}, which answers 413 without
-     * reading anything; a chunked body that passes it is answered 413 here. A body that does not arrive in time ends
-     * with the connection, which Reactor Netty closes: nothing to answer, nothing was done.
+     * reading anything; a chunked body that passes it is answered 413 here. A body that does not arrive in time (or a
+     * client that went away) is answered 408 with the connection closed, which Reactor Netty does anyway: nothing was
+     * done.
      */
     private Mono<Void> bodyFirst(ServerHttpRequest request, ServerHttpResponse response, HttpHandler handler) {
         if (request.getHeaders().getContentLength() > BodySizeLimitFilter.MAX_BODY_BYTES) {
@@ -233,8 +236,11 @@ class OverloadGuard implements HttpHandlerDecoratorFactory {
                     .then(Mono.empty());
         }
         if (ClientGone.is(error)) {
+            // never the empty 200 the server would send for a handler that completes without answering
             bodiesNotArrived.increment();
-            return Mono.empty();
+            return closing(request, response, HttpStatus.REQUEST_TIMEOUT, timedOut)
+                    .onErrorResume(gone -> Mono.empty())
+                    .then(Mono.empty());
         }
         return Mono.error(error);
     }

@@ -41,10 +41,11 @@ public final class ProblemAnswers {
                                 "A backing service is unavailable; nothing was accepted. Try again shortly."));
             }
             if (ClientGone.is(error)) {
-                // the connection is closed: this answer goes nowhere
+                // the connection is being closed: this answer reaches a client that is still reading, if any
                 log.debug("the client went away or did not send its request in time: {}", error.toString());
-                return ResponseEntity.badRequest()
-                        .body(Problems.of(ErrorCode.INVALID_REQUEST, "The request did not arrive in time."));
+                return ResponseEntity.status(HttpStatus.REQUEST_TIMEOUT)
+                        .header(HttpHeaders.CONNECTION, "close")
+                        .body(Problems.of(ErrorCode.REQUEST_TIMEOUT, ClientGone.DETAIL));
             }
             log.error("unexpected error", error);
             return ResponseEntity.internalServerError()

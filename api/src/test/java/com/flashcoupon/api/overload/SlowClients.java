@@ -54,25 +54,41 @@ final class SlowClients implements AutoCloseable {
                 + "\r\nContent-Length: " + contentLength + "\r\n\r\n";
     }
 
+    /** What each connection received so far, as read by {@link #closedByServer}. */
+    private static final java.util.Map<Socket, StringBuilder> RECEIVED = new java.util.concurrent.ConcurrentHashMap<>();
+
     /**
      * Whether the server closed the connection: everything it sent is read (an answer, if any) up to the end of the
-     * stream. A connection still open is one that makes the read wait.
+     * stream, and kept ({@link #statusesReceived}). A connection still open is one that makes the read wait.
      */
     static boolean closedByServer(Socket socket) {
+        StringBuilder received = RECEIVED.computeIfAbsent(socket, s -> new StringBuilder());
         try {
             socket.setSoTimeout(50);
             InputStream in = socket.getInputStream();
             byte[] buffer = new byte[4096];
             while (true) {
-                if (in.read(buffer) < 0) {
+                int read = in.read(buffer);
+                if (read < 0) {
                     return true;
                 }
+                received.append(new String(buffer, 0, read, StandardCharsets.US_ASCII));
             }
         } catch (SocketTimeoutException open) {
             return false;
         } catch (IOException reset) {
             return true;
         }
+    }
+
+    /** The status codes of the answers {@link #closedByServer} read on the connection. */
+    static List<String> statusesReceived(Socket socket) {
+        List<String> statuses = new ArrayList<>();
+        Matcher m = STATUS_LINE.matcher(RECEIVED.getOrDefault(socket, new StringBuilder()));
+        while (m.find()) {
+            statuses.add(m.group(1));
+        }
+        return statuses;
     }
 
     /** The status codes of the answers that arrived on the connection within a second (for a refusal sent at once). */
@@ -113,6 +129,7 @@ final class SlowClients implements AutoCloseable {
                 // closing anyway
             }
         }
+        sockets.forEach(RECEIVED::remove);
         sockets.clear();
     }
 }
