@@ -53,6 +53,7 @@ public final class BenchMain {
             new Step(List.of("open-reference"), new OpenReferencePhase()),
             new Step(List.of("overload"), new OverloadPhase()),
             new Step(List.of("hold"), new HoldPhase()),
+            new Step(List.of("slow-clients"), new SlowClientsPhase()),
             new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()),
             new Step(List.of("estimates"), new EstimatesPhase()),
             new Step(List.of("draw"), new DrawPhase()));
@@ -225,6 +226,8 @@ public final class BenchMain {
                 "COUPON_RATELIMIT_MEMBER_PER_SECOND",
                 "COUPON_OVERLOAD_ENABLED",
                 "COUPON_OVERLOAD_MAX_LIMIT",
+                "COUPON_HTTP_READ_TIMEOUT",
+                "COUPON_HTTP_REQUEST_TIMEOUT",
                 "COUPON_DRAIN_MAX_BATCH")) {
             if (apiEnv != null) {
                 r.setting("api " + key, apiEnv.getOrDefault(key, "not set"));
@@ -265,6 +268,12 @@ public final class BenchMain {
         r.setting(
                 "hold",
                 s.holdConnections() + " connections for " + s.holdDuration().toSeconds() + " s");
+        r.setting(
+                "slow clients",
+                Fmt.count(s.slowConnections()) + " connections of " + s.slowMembers() + " members, first opened over "
+                        + s.slowSpread().toMillis() / 1000.0 + " s; other members' admissions at "
+                        + Fmt.count(s.slowRate()) + "/s for " + s.slowDuration().toSeconds() + " s alone and "
+                        + s.slowDuration().toSeconds() + " s beside them");
         r.setting(
                 "growth",
                 "queued " + s.growthSizes() + ", " + Fmt.count(s.growthProbes()) + " admissions and "

@@ -48,6 +48,7 @@ final class Report {
         targets(r);
         admission(r);
         overload(r);
+        slowClients(r);
         loadgen(r);
         growth(r);
         issuance(r);
@@ -183,6 +184,16 @@ final class Report {
                     "no errors, no time-outs",
                     Fmt.count(r.hold.errors()) + " errors of " + Fmt.count(r.hold.total()),
                     r.hold.errors() == 0 ? "met" : "**missed**"));
+        }
+        if (r.slowAlone != null && r.slowBeside != null) {
+            double alone = r.slowAlone.measured().millis(99);
+            double beside = r.slowBeside.measured().millis(99);
+            rows.add(List.of(
+                    "other members' admission p99 beside " + Fmt.count(r.slowHeld.connections()) + " slow clients",
+                    "≤ 1.5 × p99 alone (" + Fmt.ms(alone * GROWTH_FACTOR) + "), no errors",
+                    Fmt.ms(beside) + " = " + Fmt.ratio(beside, alone) + "×, "
+                            + Fmt.count(r.slowBeside.measured().errors()) + " errors",
+                    r.slowBeside.measured().errors() == 0 ? Fmt.atMost(beside, alone * GROWTH_FACTOR) : "**missed**"));
         }
         if (r.issuance != null && r.rawInsert != null) {
             double raw = r.rawInsert.rowsPerSecond();
@@ -429,6 +440,27 @@ final class Report {
                     + "twice it with `--overload-rate`.");
             line();
         }
+    }
+
+    private void slowClients(Results r) {
+        if (r.slowAlone == null || r.slowBeside == null) {
+            return;
+        }
+        line("## Slow clients: bodies that never come");
+        line();
+        line("Other members' admissions, each a distinct member, as an open model at "
+                + Fmt.perSecond(r.slowAlone.ratePerSecond()) + " (latency from each request's intended start): first "
+                + "alone, then while " + r.slowHeld + ". Each held connection sends a wallet `use` or a device "
+                + "registration's head announcing a 16,000-byte body and one byte of it; the api reads a body before "
+                + "the request takes an overload permit, and closes the connection at its read time-out (answering 408); "
+                + "each is opened again at once.");
+        line();
+        table(
+                List.of("run", "connections", "requests", "per second", "p50", "p99", "p99.9", "max", "errors"),
+                List.of(latencyRow(r.slowAlone.measured()), latencyRow(r.slowBeside.measured())));
+        line("Outcomes alone: " + outcomes(r.slowAlone.measured().outcomes()) + "; beside the slow clients: "
+                + outcomes(r.slowBeside.measured().outcomes()) + ".");
+        line();
     }
 
     private void loadgen(Results r) {

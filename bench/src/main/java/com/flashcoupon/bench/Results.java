@@ -106,6 +106,11 @@ final class Results {
 
     Measured hold;
     Draw draw;
+    /** Issue 24: other members' admissions alone, then beside connections held with bodies that never come. */
+    OpenModel.Result slowAlone;
+
+    OpenModel.Result slowBeside;
+    SlowHolders.Stats slowHeld;
     final List<GrowthPoint> growth = new ArrayList<>();
     Issuance issuance;
     RawInsert rawInsert;

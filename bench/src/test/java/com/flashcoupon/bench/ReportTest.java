@@ -161,6 +161,29 @@ class ReportTest {
     }
 
     @Test
+    void theSlowClientsRunIsSetAgainstTheSameModelAloneInTheSameRun() {
+        Results r = new Results();
+        r.slowAlone = new OpenModel.Result(
+                run("alone", 1000, 6_000, 20, 4, Map.of("202", 6_000L)), 300, Duration.ofMillis(1), 0);
+        r.slowBeside = new OpenModel.Result(
+                run("beside 1000 slow clients", 1000, 6_000, 20, 5, Map.of("202", 6_000L)),
+                300,
+                Duration.ofMillis(1),
+                0);
+        r.slowHeld = new SlowHolders.Stats(1000, 990, 4_000, 4_000, 0);
+
+        String md = Report.markdown(r, List.of());
+
+        assertThat(md)
+                .contains("| other members' admission p99 beside 1,000 slow clients | ≤ 1.5 × p99 alone (6.00 ms),"
+                        + " no errors | 5.00 ms = 1.25×, 0 errors | met |");
+        assertThat(md).contains("## Slow clients: bodies that never come");
+        assertThat(md)
+                .contains("4,000 closed by the api and opened again (4,000 answered 408 first, 0 answered"
+                        + " otherwise)");
+    }
+
+    @Test
     void theOverloadRunIsSetAgainstTheSaturationPhaseOfTheSameRun() {
         Results r = new Results();
         // saturation: 100,000 admissions in 20 s = 5,000/s

@@ -14,9 +14,9 @@ import reactor.core.publisher.Mono;
  */
 @Component
 @Order(Ordered.HIGHEST_PRECEDENCE)
-class BodySizeLimitFilter implements WebFilter {
+public class BodySizeLimitFilter implements WebFilter {
 
-    static final long MAX_BODY_BYTES = 16 * 1024;
+    public static final long MAX_BODY_BYTES = 16 * 1024;
 
     private final ProblemWriter problems;
 

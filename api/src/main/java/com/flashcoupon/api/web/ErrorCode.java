@@ -13,6 +13,8 @@ public enum ErrorCode {
     WALLET_COUPON_NOT_FOUND(HttpStatus.NOT_FOUND, "Wallet coupon not found"),
     METHOD_NOT_ALLOWED(HttpStatus.METHOD_NOT_ALLOWED, "Method not allowed"),
     NOT_ACCEPTABLE(HttpStatus.NOT_ACCEPTABLE, "Not acceptable"),
+    /** A request's body did not arrive within the server's read or request time-out; the connection is closed. */
+    REQUEST_TIMEOUT(HttpStatus.REQUEST_TIMEOUT, "Request timeout"),
     SOLD_OUT(HttpStatus.CONFLICT, "Sold out"),
     NOT_OPEN(HttpStatus.CONFLICT, "Not open"),
     ALREADY_USED(HttpStatus.CONFLICT, "Already used"),

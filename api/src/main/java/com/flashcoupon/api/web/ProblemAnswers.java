@@ -40,6 +40,13 @@ public final class ProblemAnswers {
                                 ErrorCode.UNAVAILABLE,
                                 "A backing service is unavailable; nothing was accepted. Try again shortly."));
             }
+            if (ClientGone.is(error)) {
+                // the connection is being closed: this answer reaches a client that is still reading, if any
+                log.debug("the client went away or did not send its request in time: {}", error.toString());
+                return ResponseEntity.status(HttpStatus.REQUEST_TIMEOUT)
+                        .header(HttpHeaders.CONNECTION, "close")
+                        .body(Problems.of(ErrorCode.REQUEST_TIMEOUT, ClientGone.DETAIL));
+            }
             log.error("unexpected error", error);
             return ResponseEntity.internalServerError()
                     .body(Problems.of(ErrorCode.INTERNAL_ERROR, "Something went wrong on our side."));

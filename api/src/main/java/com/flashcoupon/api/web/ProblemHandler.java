@@ -110,6 +110,7 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
             case 404 -> ErrorCode.NOT_FOUND;
             case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
             case 406 -> ErrorCode.NOT_ACCEPTABLE;
+            case 408 -> ErrorCode.REQUEST_TIMEOUT;
             case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
             case 415 -> ErrorCode.UNSUPPORTED_MEDIA_TYPE;
             case 429 -> ErrorCode.RATE_LIMITED;

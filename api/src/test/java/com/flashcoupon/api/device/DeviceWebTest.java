@@ -19,7 +19,7 @@ import org.springframework.test.context.bean.override.mockito.MockitoBean;
 
 /** Registering a push token with bad input (docs/http-api.md, devices): a problem, and the repository never called. */
 @WebSliceTest
-@Import({DeviceController.class, BlockingIo.class})
+@Import({DeviceController.class, BlockingIo.class, DeviceWebTest.Settings.class})
 class DeviceWebTest extends WebSliceBase {
 
     private static final String JSON = MediaType.APPLICATION_JSON_VALUE;
@@ -27,6 +27,10 @@ class DeviceWebTest extends WebSliceBase {
 
     @MockitoBean
     private DeviceRepository devices;
+
+    @org.springframework.boot.test.context.TestConfiguration(proxyBeanMethods = false)
+    @org.springframework.boot.context.properties.EnableConfigurationProperties(DeviceProperties.class)
+    static class Settings {}
 
     static Stream<Arguments> badRegistrations() {
         return Stream.of(

@@ -58,11 +58,13 @@ class DeliveryLog {
         if (taken == 1) {
             return Claim.TAKEN_OVER;
         }
-        String state = jdbc.sql("SELECT state FROM notification_delivery WHERE event_id = ? AND device_token = ?")
+        // no row: its claimer gave it back between our insert and this read; busy, and the redelivery claims it
+        return jdbc.sql("SELECT state FROM notification_delivery WHERE event_id = ? AND device_token = ?")
                 .params(eventId, deviceToken)
                 .query(String.class)
-                .single();
-        return "SENDING".equals(state) ? Claim.BUSY : Claim.FINISHED;
+                .optional()
+                .map(state -> "SENDING".equals(state) ? Claim.BUSY : Claim.FINISHED)
+                .orElse(Claim.BUSY);
     }
 
     /** Delivered: the row is finished and the coupon's {@code notified} counter moves, in one transaction. */

@@ -35,18 +35,29 @@ class Notifier {
     }
 
     /**
-     * Pushes to each device of the member; past {@link NotifyProperties#pushBudget()} on one record no further push is
-     * started (the record is handed back, its finished pushes are skipped at the redelivery), so a record takes at most
-     * {@link NotifyConfig#recordWorstCase} and the poll interval can be sized from it.
+     * Pushes to each of the member's newest devices (at most {@link NotifyProperties#maxDevices()}); past
+     * {@link NotifyProperties#pushBudget()} on one record no further push is started (the record is handed back, its
+     * finished pushes are skipped at the redelivery), so a record takes at most {@link NotifyConfig#recordWorstCase} and
+     * the poll interval can be sized from it. A push that could not be finished (the provider kept failing, another
+     * notifier is sending it) does not keep the member's other devices waiting: they are pushed first, then the record
+     * is handed back for the unfinished ones.
      */
     void notify(IssueResult result) throws InterruptedException {
         long started = System.nanoTime();
-        for (Device device : devices.devicesOf(result.memberId())) {
+        PushPendingException unfinished = null;
+        for (Device device : devices.devicesOf(result.memberId(), properties.maxDevices())) {
             if (System.nanoTime() - started >= properties.pushBudget().toNanos()) {
                 throw new PushPendingException("result " + result.eventId()
                         + " took its whole push budget; its other devices at the redelivery");
             }
-            deliver(new Push(result, device));
+            try {
+                deliver(new Push(result, device));
+            } catch (PushPendingException e) {
+                unfinished = unfinished == null ? e : unfinished;
+            }
+        }
+        if (unfinished != null) {
+            throw unfinished;
         }
     }
 

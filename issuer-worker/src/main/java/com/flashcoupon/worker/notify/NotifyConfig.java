@@ -1,7 +1,9 @@
 package com.flashcoupon.worker.notify;
 
 import com.flashcoupon.contract.IssueResult;
+import com.flashcoupon.contract.Topics;
 import com.flashcoupon.db.CouponRepository;
+import com.flashcoupon.worker.config.WorkerProperties;
 import com.google.auth.oauth2.GoogleCredentials;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.FileInputStream;
@@ -14,26 +16,36 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.DefaultKafkaConsumerFactory;
+import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.listener.ContainerProperties;
-import org.springframework.kafka.listener.DefaultErrorHandler;
+import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
+import org.springframework.kafka.retrytopic.DeadLetterPublishingRecovererFactory;
+import org.springframework.kafka.retrytopic.RetryTopicConfiguration;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationBuilder;
+import org.springframework.kafka.retrytopic.RetryTopicConfigurationSupport;
+import org.springframework.kafka.retrytopic.RetryTopicSchedulerWrapper;
 import org.springframework.kafka.support.serializer.ErrorHandlingDeserializer;
 import org.springframework.kafka.support.serializer.JacksonJsonDeserializer;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.util.StringUtils;
-import org.springframework.util.backoff.BackOff;
 import org.springframework.util.backoff.ExponentialBackOff;
-import org.springframework.util.backoff.FixedBackOff;
 
 /**
  * The push notifier: its own consumer group on the result topic, one provider chosen by {@code coupon.notify.provider}.
@@ -61,8 +73,16 @@ class NotifyConfig {
         return recordWorstCase(properties).multipliedBy(MAX_POLL_RECORDS).plus(Duration.ofMinutes(1));
     }
 
+    /** One virtual thread per provider call, so that {@link PushSender} can stop waiting for a call that hangs. */
+    @Bean(destroyMethod = "shutdownNow")
+    ExecutorService pushAttempts() {
+        return Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("push-attempt-", 0).factory());
+    }
+
     @Bean
     NotifyListener notifyListener(
+            ExecutorService pushAttempts,
             JdbcClient jdbc,
             CouponRepository coupons,
             TransactionTemplate transaction,
@@ -74,15 +94,15 @@ class NotifyConfig {
                 properties.retry(),
                 properties.requestTimeout(),
                 properties.pushBudget(),
-                pause -> Thread.sleep(pause.toMillis()));
+                pause -> Thread.sleep(pause.toMillis()),
+                pushAttempts);
         var notifier = new Notifier(
                 new DeviceDirectory(jdbc), new DeliveryLog(jdbc, coupons, transaction), sender, properties, meters);
         return new NotifyListener(notifier);
     }
 
     @Bean
-    PushProvider pushProvider(
-            NotifyProperties properties, org.springframework.beans.factory.ObjectProvider<GoogleCredentials> google) {
+    PushProvider pushProvider(NotifyProperties properties, ObjectProvider<GoogleCredentials> google) {
         HttpClient http = HttpClient.newBuilder()
                 .connectTimeout(properties.requestTimeout())
                 .version(HttpClient.Version.HTTP_1_1)
@@ -136,33 +156,102 @@ class NotifyConfig {
         factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(config));
         factory.setConcurrency(properties.concurrency());
         factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.RECORD);
-        factory.setCommonErrorHandler(errorHandler());
         return factory;
     }
 
+    /** The retry topic's and the dead-letter topic's names: the result topic's with these suffixes. */
+    static final String RETRY_SUFFIX = ".notify-retry";
+
+    static final String DEAD_LETTER_SUFFIX = ".notify-dlt";
+
     /**
-     * A push that could not be finished yet (provider down, being sent elsewhere) or a database outage is retried
-     * until it works, with a capped back-off; anything else (a bug) three times, then logged and skipped.
+     * Non-blocking redeliveries (Spring Kafka's retry topics): a result record whose pushes did not all finish goes to
+     * {@code coupon.issue.result.notify-retry}, and its partition of the result topic carries on at once; it is
+     * redelivered from there after {@code redelivery.delay} (the partition paused until then, nobody sleeps), its
+     * finished pushes skipped, at most {@code redelivery.attempts} times, then it goes to
+     * {@code coupon.issue.result.notify-dlt}, counted by {@link NotifyDeadLetters}; nothing consumes that topic, it is the
+     * operator's. Before, such a record was retried in place
+     * until it worked, and results are keyed by coupon: one member whose devices kept failing held up every other
+     * member of the coupon (NotifierTest). Forwarded records keep their bytes ({@code deadLetterTemplate}): an
+     * unreadable one is dead-lettered as it came.
      */
-    private static DefaultErrorHandler errorHandler() {
-        var untilItWorks = new ExponentialBackOff(1_000, 2.0);
-        untilItWorks.setMaxInterval(30_000);
-        untilItWorks.setMaxElapsedTime(Long.MAX_VALUE);
-        BackOff bounded = new FixedBackOff(1_000, 3);
-        var handler = new DefaultErrorHandler(bounded);
-        handler.setBackOffFunction((record, e) -> pending(e) ? untilItWorks : bounded);
-        return handler;
+    @Bean
+    RetryTopicConfiguration notifyRedeliveries(
+            KafkaTemplate<Object, Object> deadLetterTemplate,
+            ConcurrentKafkaListenerContainerFactory<String, IssueResult> notifyContainerFactory,
+            NotifyProperties properties,
+            WorkerProperties worker) {
+        return RetryTopicConfigurationBuilder.newInstance()
+                .includeTopic(Topics.ISSUE_RESULT)
+                .maxAttempts(1 + properties.redelivery().attempts())
+                .fixedBackOff(properties.redelivery().delay().toMillis())
+                .useSingleTopicForSameIntervals()
+                .retryTopicSuffix(RETRY_SUFFIX)
+                .dltSuffix(DEAD_LETTER_SUFFIX)
+                .autoCreateTopicsWith(worker.topicPartitions(), (short) worker.topicReplicationFactor())
+                .listenerFactory(notifyContainerFactory)
+                .autoStartDltHandler(false)
+                .create(deadLetterTemplate);
     }
 
-    private static boolean pending(Throwable e) {
-        for (Throwable t : ExceptionUtils.getThrowableList(e)) {
-            if (t instanceof PushPendingException
-                    || t instanceof TransientDataAccessException
-                    || t instanceof org.springframework.dao.DataAccessResourceFailureException) {
-                return true;
-            }
+    @Bean
+    NotifyDeadLetters notifyDeadLetters(MeterRegistry meters) {
+        return new NotifyDeadLetters(meters);
+    }
+
+    /** Where a paused partition of the retry topic is woken when its next record is due. */
+    @Bean
+    RetryTopicSchedulerWrapper notifyRetryScheduler() {
+        var scheduler = new ThreadPoolTaskScheduler();
+        scheduler.setThreadNamePrefix("notify-redelivery-");
+        scheduler.initialize();
+        return new RetryTopicSchedulerWrapper(scheduler);
+    }
+
+    /**
+     * The retry topics' infrastructure, with one blocking retry: a database outage is retried in place until it works,
+     * as everything else in the worker; it is not the record's fault, and redelivering every record through the retry
+     * topic meanwhile would only move the wait.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnExpression("!'${coupon.notify.provider:none}'.equalsIgnoreCase('none')")
+    static class Redeliveries extends RetryTopicConfigurationSupport {
+
+        private final ObjectProvider<NotifyDeadLetters> deadLetters;
+
+        Redeliveries(ObjectProvider<NotifyDeadLetters> deadLetters) {
+            this.deadLetters = deadLetters;
         }
-        return false;
+
+        /**
+         * Every record forwarded to the dead-letter topic is counted and logged there (once, without the stack trace
+         * Spring Kafka would log for each forward).
+         */
+        @Override
+        protected Consumer<DeadLetterPublishingRecovererFactory> configureDeadLetterPublishingContainerFactory() {
+            return factory -> {
+                factory.neverLogListenerException();
+                factory.setDeadLetterPublisherCreator((templates, destinations) ->
+                        new DeadLetterPublishingRecoverer(templates, (record, e) -> {
+                            TopicPartition destination = destinations.apply(record, e);
+                            if (destination != null && destination.topic().endsWith(DEAD_LETTER_SUFFIX)) {
+                                deadLetters.getObject().record(record, e);
+                            }
+                            return destination;
+                        }));
+            };
+        }
+
+        @Override
+        protected void configureBlockingRetries(BlockingRetriesConfigurer blockingRetries) {
+            var untilItWorks = new ExponentialBackOff(1_000, 2.0);
+            untilItWorks.setMaxInterval(30_000);
+            untilItWorks.setMaxElapsedTime(Long.MAX_VALUE);
+            untilItWorks.setMaxAttempts(Long.MAX_VALUE);
+            blockingRetries
+                    .retryOn(TransientDataAccessException.class, DataAccessResourceFailureException.class)
+                    .backOff(untilItWorks);
+        }
     }
 
     static GoogleCredentials credentials(NotifyProperties.Fcm fcm) {

@@ -21,7 +21,11 @@ import org.springframework.validation.annotation.Validated;
  * @param claimTimeout how long a claimed, unfinished push belongs to the notifier that claimed it; after that a replay
  *     takes it over (that notifier is taken to have died). One push, retries included, ends within
  *     {@link #pushBudget()}, one request time-out shorter; at least twice {@code requestTimeout}
- * @param requestTimeout timeout of one provider call
+ * @param requestTimeout the longest one provider call may take, whole: the access token it needs, the request, the
+ *     answer's headers and body (PushSender ends an attempt that takes longer)
+ * @param maxDevices pushes per result at most: the member's most recently registered devices
+ *     ({@code COUPON_DEVICES_MAX_PER_MEMBER}, the same cap the api keeps on registrations)
+ * @param redelivery how a result whose pushes could not all be finished is tried again, off its partition
  */
 @Validated
 @ConfigurationProperties("coupon.notify")
@@ -30,6 +34,8 @@ public record NotifyProperties(
         @DefaultValue("3") @Min(1) @Max(64) int concurrency,
         @DefaultValue("60s") @NotNull Duration claimTimeout,
         @DefaultValue("10s") @NotNull Duration requestTimeout,
+        @DefaultValue("20") @Min(1) @Max(1000) int maxDevices,
+        @DefaultValue @Valid @NotNull Redelivery redelivery,
         @DefaultValue @Valid @NotNull Retry retry,
         @DefaultValue @Valid @NotNull Fcm fcm,
         @DefaultValue @Valid @NotNull Webhook webhook) {
@@ -51,6 +57,20 @@ public record NotifyProperties(
         FCM,
         WEBHOOK
     }
+
+    /**
+     * Redeliveries of a result record whose pushes did not all finish (the provider kept answering 429, 5xx or nothing;
+     * another notifier was sending one; the record's push budget ran out; anything unexpected): the record goes to the
+     * retry topic {@code coupon.issue.result.notify-retry} and its partition carries on with the next results; it comes
+     * back after {@code delay}, its finished pushes skipped. After {@code attempts} redeliveries it goes to
+     * {@code coupon.issue.result.notify-dlt}, counted in {@code coupon_notify_dead_lettered_total}.
+     *
+     * @param delay pause before each redelivery
+     * @param attempts redeliveries before the record is dead-lettered
+     */
+    public record Redelivery(
+            @DefaultValue("30s") @NotNull Duration delay,
+            @DefaultValue("20") @Min(1) @Max(1000) int attempts) {}
 
     /**
      * Retries of one push on 429, 5xx and I/O errors.

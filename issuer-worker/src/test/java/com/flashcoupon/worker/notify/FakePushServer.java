@@ -30,12 +30,27 @@ final class FakePushServer implements AutoCloseable {
         }
     }
 
-    record Answer(int status, Map<String, String> headers, String body) {}
+    /**
+     * @param stallBody when set, the answer's headers and the first bytes of its body are sent, and the rest never
+     *     comes (until the server is closed)
+     */
+    record Answer(int status, Map<String, String> headers, String body, boolean stallBody) {
+
+        Answer(int status, Map<String, String> headers, String body) {
+            this(status, headers, body, false);
+        }
+
+        /** 200 with a body announced and never finished. */
+        static Answer stalling() {
+            return new Answer(200, Map.of(), "{\"name\":\"projects/demo/messages/" + "x".repeat(1_000) + "\"}", true);
+        }
+    }
 
     private final HttpServer server;
     private final ExecutorService executor = Executors.newFixedThreadPool(8);
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final Map<String, Deque<Answer>> scripted = new ConcurrentHashMap<>();
+    private final java.util.concurrent.CountDownLatch closed = new java.util.concurrent.CountDownLatch(1);
 
     FakePushServer() {
         try {
@@ -89,12 +104,23 @@ final class FakePushServer implements AutoCloseable {
         byte[] bytes = answer.body().getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(answer.status(), bytes.length == 0 ? -1 : bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
+            if (answer.stallBody()) {
+                out.write(bytes, 0, 10);
+                out.flush();
+                try {
+                    closed.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            }
             out.write(bytes);
         }
     }
 
     @Override
     public void close() {
+        closed.countDown();
         server.stop(0);
         executor.shutdownNow();
     }

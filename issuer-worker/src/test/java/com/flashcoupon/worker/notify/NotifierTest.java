@@ -64,7 +64,13 @@ class NotifierTest extends PipelineTestSupport {
         registry.add("coupon.notify.fcm.base-url", FCM::url);
         registry.add("coupon.notify.fcm.project-id", () -> "demo-project");
         registry.add("coupon.notify.retry.initial-backoff", () -> "50ms");
+        registry.add("coupon.notify.max-devices", () -> "3");
+        registry.add("coupon.notify.redelivery.delay", () -> "500ms");
+        registry.add("coupon.notify.redelivery.attempts", () -> "2");
     }
+
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
 
     @AfterAll
     static void stop() {
@@ -220,6 +226,94 @@ class NotifierTest extends PipelineTestSupport {
                         .list())
                 .containsExactly("tok-alive");
         assertThat(notified(coupon)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldPushOneResultToTheMembersNewestDevicesOnlyUpToTheCap() {
+        long coupon = pipeline.newCoupon(5);
+        // five devices, the newest first; the cap is 3 here
+        for (int i = 1; i <= 5; i++) {
+            jdbc.sql("INSERT INTO member_device (device_token, member_id, platform, updated_at)"
+                            + " VALUES (?, 'many-1', 'ANDROID', NOW(3) - INTERVAL ? MINUTE)")
+                    .params("tok-many-" + i, i)
+                    .update();
+        }
+
+        pipeline.publish(List.of(request(coupon, "many-1", 1)));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> notified(coupon) == 3);
+        assertThat(FCM.received().stream()
+                        .filter(r -> r.body().contains("tok-many-"))
+                        .map(r -> (String) message(r).get("token"))
+                        .sorted()
+                        .toList())
+                .containsExactly("tok-many-1", "tok-many-2", "tok-many-3");
+    }
+
+    /**
+     * A member whose devices keep failing holds up no one: before, the record was retried in place until it worked,
+     * and results are keyed by coupon, so the coupon's next member waited for ever (this test timed out). Now the
+     * record goes to the retry topic, the partition carries on, and after its redeliveries the record is dead-lettered
+     * and counted.
+     */
+    @Test
+    void shouldPushTheCouponsOtherMembersWhileOneMembersDevicesKeepFailingThenDeadLetterIt() {
+        long coupon = pipeline.newCoupon(5);
+        device("failing-1", "tok-failing-a", "ANDROID");
+        device("failing-1", "tok-failing-b", "IOS");
+        device("behind-1", "tok-behind", "ANDROID");
+        var down = new FakePushServer.Answer(503, Map.of(), "{\"error\":{\"code\":503,\"status\":\"UNAVAILABLE\"}}");
+        for (String token : List.of("tok-failing-a", "tok-failing-b")) {
+            FCM.script(token, java.util.Collections.nCopies(200, down).toArray(FakePushServer.Answer[]::new));
+        }
+        double deadLetteredBefore = deadLettered();
+
+        // the failing member first, then another member of the same coupon: the same partition, in that order
+        pipeline.publish(List.of(request(coupon, "failing-1", 1), request(coupon, "behind-1", 2)));
+
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> FCM.receivedFor("tok-behind").size() == 1);
+        await().atMost(Duration.ofSeconds(60)).until(() -> "SENT".equals(state(coupon + ":behind-1", "tok-behind")));
+
+        await().atMost(Duration.ofSeconds(90)).until(() -> deadLettered() == deadLetteredBefore + 1);
+        try (var dlt = new com.flashcoupon.worker.support.TopicReader(
+                brokers, Topics.ISSUE_RESULT + NotifyConfig.DEAD_LETTER_SUFFIX)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> dlt.poll().stream()
+                            .anyMatch(r -> new String(r.value(), java.nio.charset.StandardCharsets.UTF_8)
+                                    .contains("\"" + coupon + ":failing-1\"")));
+        }
+        // the first delivery and two redeliveries, each pushing to both devices until the provider's answers ran out
+        assertThat(FCM.receivedFor("tok-failing-a")).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(state(coupon + ":failing-1", "tok-failing-a")).isNull();
+        assertThat(notified(coupon)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldDeadLetterAResultRecordItCannotReadAsItCame() {
+        double deadLetteredBefore = deadLettered();
+        try (var producer = new KafkaProducer<String, String>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, brokers),
+                new StringSerializer(),
+                new StringSerializer())) {
+            producer.send(new ProducerRecord<>(Topics.ISSUE_RESULT, "424242", "not a result {"));
+            producer.flush();
+        }
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> deadLettered() == deadLetteredBefore + 1);
+        try (var dlt = new com.flashcoupon.worker.support.TopicReader(
+                brokers, Topics.ISSUE_RESULT + NotifyConfig.DEAD_LETTER_SUFFIX)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> dlt.poll().stream()
+                            .anyMatch(r -> "424242".equals(r.key())
+                                    && "not a result {"
+                                            .equals(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8))));
+        }
+    }
+
+    private double deadLettered() {
+        var counter = meters.find("coupon.notify.dead.lettered").counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private static IssueRequested request(long couponId, String memberId, long sequence) {

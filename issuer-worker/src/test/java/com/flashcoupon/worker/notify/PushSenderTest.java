@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Nested;
@@ -24,6 +26,9 @@ class PushSenderTest {
 
     private static final NotifyProperties.Retry RETRY =
             new NotifyProperties.Retry(4, Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofSeconds(5));
+
+    /** Provider calls run here, as in the notifier. */
+    static final ExecutorService ATTEMPTS = Executors.newVirtualThreadPerTaskExecutor();
 
     private final FakePushServer fake = new FakePushServer();
     private final List<Duration> pauses = new ArrayList<>();
@@ -40,6 +45,8 @@ class PushSenderTest {
                 3,
                 claimTimeout,
                 requestTimeout,
+                20,
+                new NotifyProperties.Redelivery(Duration.ofSeconds(30), 20),
                 new NotifyProperties.Retry(5, Duration.ofMillis(200), Duration.ofSeconds(10), Duration.ofSeconds(60)),
                 new NotifyProperties.Fcm(URI.create("https://fcm.googleapis.com"), null, null),
                 new NotifyProperties.Webhook(null, null));
@@ -57,7 +64,7 @@ class PushSenderTest {
                 "Bearer hook-secret",
                 Duration.ofSeconds(5),
                 Clock.systemUTC());
-        return new PushSender(provider, RETRY, Duration.ofSeconds(5), Duration.ofHours(1), pauses::add);
+        return new PushSender(provider, RETRY, Duration.ofSeconds(5), Duration.ofHours(1), pauses::add, ATTEMPTS);
     }
 
     @Nested
@@ -136,7 +143,12 @@ class PushSenderTest {
                 return Delivery.retry(Duration.ofSeconds(60), "429");
             };
             var sender = new PushSender(
-                    throttled, defaults.retry(), defaults.requestTimeout(), defaults.pushBudget(), pauses::add);
+                    throttled,
+                    defaults.retry(),
+                    defaults.requestTimeout(),
+                    defaults.pushBudget(),
+                    pauses::add,
+                    ATTEMPTS);
 
             assertThat(sender.send(push("slow-1")).kind()).isEqualTo(Delivery.Kind.RETRY);
 
@@ -156,7 +168,7 @@ class PushSenderTest {
                 return calls.size() < 3 ? Delivery.retry(Duration.ofSeconds(2), "429") : Delivery.delivered();
             };
             var sender = new PushSender(
-                    flaky, defaults.retry(), defaults.requestTimeout(), defaults.pushBudget(), pauses::add);
+                    flaky, defaults.retry(), defaults.requestTimeout(), defaults.pushBudget(), pauses::add, ATTEMPTS);
 
             assertThat(sender.send(push("slow-2")).kind()).isEqualTo(Delivery.Kind.DELIVERED);
             assertThat(pauses).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(2));
@@ -173,6 +185,68 @@ class PushSenderTest {
             // a record: pushes started within one budget, the last one ending within another
             long recordWorstCase = defaults.pushBudget().multipliedBy(2).toMillis();
             assertThat(interval).isGreaterThan(records * recordWorstCase);
+        }
+    }
+
+    /**
+     * No attempt outlives the request time-out, whatever it waits for: an FCM access token being refreshed (Google's own
+     * HTTP call, with its own time-outs) or an answer whose body never ends (the HTTP client's time-out ends with the
+     * headers). Before, either kept the push going past its budget and its claim. Each test fails rather than hangs
+     * when an attempt is not cut: a minute is many times what it needs.
+     */
+    @Nested
+    class AttemptDeadline {
+
+        private final Duration requestTimeout = Duration.ofMillis(500);
+        private final NotifyProperties.Retry twice =
+                new NotifyProperties.Retry(2, Duration.ofMillis(10), Duration.ofMillis(10), Duration.ofSeconds(1));
+        private final java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+
+        @AfterEach
+        void release() {
+            never.countDown();
+        }
+
+        private PushSender fcm(java.util.function.Supplier<String> accessTokens) {
+            var provider = new FcmProvider(
+                    HttpClient.newHttpClient(),
+                    URI.create(fake.url()),
+                    "demo-project",
+                    accessTokens,
+                    requestTimeout,
+                    Clock.systemUTC());
+            return new PushSender(provider, twice, requestTimeout, Duration.ofSeconds(30), pauses::add, ATTEMPTS);
+        }
+
+        @Test
+        void shouldGiveUpAnAttemptWhoseAccessTokenDoesNotComeInTime() {
+            PushSender sender = fcm(() -> {
+                try {
+                    never.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return "late-token";
+            });
+
+            Delivery delivery = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    Duration.ofMinutes(1), () -> sender.send(push("fcm-slow-token")));
+
+            assertThat(delivery.kind()).isEqualTo(Delivery.Kind.RETRY);
+            assertThat(delivery.detail()).contains("no complete answer");
+            assertThat(fake.receivedFor("fcm-slow-token")).isEmpty();
+        }
+
+        @Test
+        void shouldGiveUpAnAttemptWhoseAnswerBodyNeverEnds() {
+            fake.script("fcm-stalled", FakePushServer.Answer.stalling(), FakePushServer.Answer.stalling());
+            PushSender sender = fcm(() -> "token");
+
+            Delivery delivery = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                    Duration.ofMinutes(1), () -> sender.send(push("fcm-stalled")));
+
+            assertThat(delivery.kind()).isEqualTo(Delivery.Kind.RETRY);
+            assertThat(fake.receivedFor("fcm-stalled")).hasSize(2);
         }
     }
 
@@ -193,7 +267,12 @@ class PushSenderTest {
         @Test
         void shouldCapAndNeverShortenTheBackOffWhenHonouringRetryAfter() {
             var sender = new PushSender(
-                    p -> Delivery.delivered(), RETRY, Duration.ofSeconds(5), Duration.ofHours(1), pause -> {});
+                    p -> Delivery.delivered(),
+                    RETRY,
+                    Duration.ofSeconds(5),
+                    Duration.ofHours(1),
+                    pause -> {},
+                    ATTEMPTS);
 
             assertThat(sender.pause(Duration.ofMillis(100), Duration.ofSeconds(60)))
                     .isEqualTo(Duration.ofSeconds(5));
