@@ -14,6 +14,12 @@ public final class Topics {
     /** Requested records the worker could never process, after bounded retries. */
     public static final String ISSUE_REQUESTED_DEAD_LETTER = "coupon.issue.requested.dlt";
 
+    /**
+     * Every change of a wallet coupon's state ({@link WalletChanged}), published by the api from its outbox, keyed by
+     * member id (one member's changes stay in order), at least once: consumers drop a {@code changeId} seen before.
+     */
+    public static final String WALLET_CHANGED = "coupon.wallet.changed";
+
     private Topics() {}
 
     /**

@@ -3,6 +3,8 @@ package com.flashcoupon.api.admin;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.draw.DrawRecord;
+import com.flashcoupon.api.redemption.Benefit;
+import com.flashcoupon.api.redemption.RedemptionCounts;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.db.Coupon;
 import java.time.Instant;
@@ -32,7 +34,36 @@ record AdminCouponView(
         Coupon.Queueing queueing,
         @JsonInclude(JsonInclude.Include.NON_NULL) Integer queueingWindowSeconds,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit,
+        @JsonInclude(JsonInclude.Include.NON_NULL) RedemptionCounts.Counts redemption) {
+
+    /** With the coupon's benefit (null: none) and what became of its issued coupons. */
+    AdminCouponView withRedemption(Benefit benefit, RedemptionCounts.Counts counts) {
+        return new AdminCouponView(
+                id,
+                name,
+                totalQuantity,
+                remainingQuantity,
+                openAt,
+                closeAt,
+                status,
+                issueRatePerSecond,
+                validDays,
+                createdAt,
+                waiting,
+                stats,
+                lifecycle,
+                settledAt,
+                retiredAt,
+                pace,
+                queueing,
+                queueingWindowSeconds,
+                drawAt,
+                draw,
+                benefit,
+                counts.ofIssued(stats.issued()));
+    }
 
     /**
      * A RANDOMIZED_START event's draw (docs/architecture.md, "A draw anyone can check"): the commitment from the
@@ -173,7 +204,9 @@ record AdminCouponView(
                 coupon.queueing(),
                 coupon.drawAt() == null ? null : coupon.queueingWindowSeconds(),
                 coupon.drawAt(),
-                draw == null ? null : Draw.of(draw, state));
+                draw == null ? null : Draw.of(draw, state),
+                null,
+                null);
     }
 
     /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */

@@ -8,6 +8,9 @@ import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
+import com.flashcoupon.api.redemption.Benefit;
+import com.flashcoupon.api.redemption.Benefits;
+import com.flashcoupon.api.redemption.RedemptionCounts;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.db.Coupon;
@@ -44,6 +47,8 @@ class CouponAdminService {
     private final IssuePace pace;
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
+    private final Benefits benefits;
+    private final RedemptionCounts counts;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -53,7 +58,11 @@ class CouponAdminService {
             Clock clock,
             IssuePace pace,
             DrawRepository draws,
-            TransactionTemplate transaction) {
+            TransactionTemplate transaction,
+            Benefits benefits,
+            RedemptionCounts counts) {
+        this.benefits = benefits;
+        this.counts = counts;
         this.pace = pace;
         this.draws = draws;
         this.transaction = transaction;
@@ -83,6 +92,9 @@ class CouponAdminService {
                     if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
                         draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
                     }
+                    if (request.benefit() != null) {
+                        benefits.insert(id, request.benefit());
+                    }
                     return id;
                 }))
                 .handle(logging(id -> log.info(
@@ -97,18 +109,25 @@ class CouponAdminService {
     Flux<AdminCouponView> list() {
         return blocking.call(() -> {
                     List<Coupon> recent = coupons.findRecent(LIST_LIMIT);
-                    Map<Long, DrawRecord> drawn =
-                            draws.findAll(recent.stream().map(Coupon::id).toList());
+                    List<Long> ids = recent.stream().map(Coupon::id).toList();
+                    Map<Long, DrawRecord> drawn = draws.findAll(ids);
+                    Map<Long, Benefit> worth = benefits.findAll(ids);
+                    Map<Long, RedemptionCounts.Counts> redeemed = counts.findAll(ids);
                     return recent.stream()
-                            .map(coupon -> new Listed(coupon, drawn.get(coupon.id())))
+                            .map(coupon -> new Listed(
+                                    coupon,
+                                    drawn.get(coupon.id()),
+                                    worth.get(coupon.id()),
+                                    redeemed.getOrDefault(coupon.id(), RedemptionCounts.none())))
                             .toList();
                 })
                 .flatMapMany(Flux::fromIterable)
-                .concatMap(listed ->
-                        states.load(listed.coupon().id()).map(state -> view(listed.coupon(), state, listed.draw())));
+                .concatMap(listed -> states.load(listed.coupon().id())
+                        .map(state -> view(listed.coupon(), state, listed.draw())
+                                .withRedemption(listed.benefit(), listed.counts())));
     }
 
-    private record Listed(Coupon coupon, DrawRecord draw) {}
+    private record Listed(Coupon coupon, DrawRecord draw, Benefit benefit, RedemptionCounts.Counts counts) {}
 
     Mono<AdminCouponView> get(long id) {
         return find(id).flatMap(this::view);
@@ -119,9 +138,18 @@ class CouponAdminService {
         Mono<DrawRecord> draw = coupon.queueing() == Coupon.Queueing.RANDOMIZED_START
                 ? blocking.call(() -> draws.find(coupon.id())).flatMap(Mono::justOrEmpty)
                 : Mono.empty();
+        Mono<Listed> redemption = blocking.call(() -> new Listed(
+                coupon,
+                null,
+                benefits.findAll(List.of(coupon.id())).get(coupon.id()),
+                counts.findAll(List.of(coupon.id())).getOrDefault(coupon.id(), RedemptionCounts.none())));
         return draw.map(Optional::of)
                 .defaultIfEmpty(Optional.empty())
-                .flatMap(found -> states.load(coupon.id()).map(state -> view(coupon, state, found.orElse(null))));
+                .zipWith(redemption)
+                .flatMap(found -> states.load(coupon.id())
+                        .map(state -> view(coupon, state, found.getT1().orElse(null))
+                                .withRedemption(
+                                        found.getT2().benefit(), found.getT2().counts())));
     }
 
     private AdminCouponView view(Coupon coupon, CouponState state, DrawRecord draw) {

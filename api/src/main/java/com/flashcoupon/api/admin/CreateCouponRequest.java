@@ -1,6 +1,8 @@
 package com.flashcoupon.api.admin;
 
+import com.flashcoupon.api.redemption.Benefit;
 import com.flashcoupon.db.Coupon;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -12,7 +14,7 @@ import java.time.Instant;
 /**
  * {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30, {@code queueing} to FIFO;
  * RANDOMIZED_START takes {@code queueingWindowSeconds}, the window after {@code openAt} whose members are placed by a
- * draw.
+ * draw. {@code benefit} (optional) is what the coupon is worth, fixed from then on.
  */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
@@ -22,7 +24,8 @@ record CreateCouponRequest(
         @NotNull @Min(1) @Max(100_000) Integer issueRatePerSecond,
         @Min(1) @Max(3650) Integer validDays,
         Coupon.Queueing queueing,
-        @Min(1) @Max(3600) Integer queueingWindowSeconds) {
+        @Min(1) @Max(3600) Integer queueingWindowSeconds,
+        @Valid Benefit benefit) {
 
     static final int DEFAULT_VALID_DAYS = 30;
 

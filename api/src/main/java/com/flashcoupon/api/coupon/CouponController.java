@@ -1,6 +1,7 @@
 package com.flashcoupon.api.coupon;
 
 import com.flashcoupon.api.ratelimit.RateLimits;
+import com.flashcoupon.api.redemption.Benefits;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import jakarta.validation.constraints.Positive;
@@ -17,10 +18,12 @@ class CouponController {
 
     private final CouponStates states;
     private final RateLimits limits;
+    private final Benefits benefits;
 
-    CouponController(CouponStates states, RateLimits limits) {
+    CouponController(CouponStates states, RateLimits limits, Benefits benefits) {
         this.states = states;
         this.limits = limits;
+        this.benefits = benefits;
     }
 
     @ApiResponses({
@@ -32,6 +35,7 @@ class CouponController {
             @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         return limits.charge(limits.forCoupon(couponId, jwt.getSubject(), request))
                 .then(Mono.defer(() -> states.load(couponId)))
-                .map(CouponView::of);
+                // after the state: a coupon that is not found never has its (absent) benefit remembered
+                .flatMap(state -> benefits.find(couponId).map(benefit -> CouponView.of(state, benefit.orElse(null))));
     }
 }

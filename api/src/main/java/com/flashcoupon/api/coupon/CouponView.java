@@ -1,5 +1,7 @@
 package com.flashcoupon.api.coupon;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.flashcoupon.api.redemption.Benefit;
 import java.time.Instant;
 
 /** {@code GET /api/v1/coupons/{id}} (docs/http-api.md). */
@@ -10,9 +12,11 @@ record CouponView(
         long remainingQuantity,
         Instant openAt,
         Instant closeAt,
-        CouponState.Status status) {
+        CouponState.Status status,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit) {
 
-    static CouponView of(CouponState state) {
+    /** {@code benefit}: null when the coupon has none. */
+    static CouponView of(CouponState state, Benefit benefit) {
         return new CouponView(
                 state.id(),
                 state.name(),
@@ -20,6 +24,7 @@ record CouponView(
                 state.remaining(),
                 state.openAtInstant(),
                 state.closeAtInstant(),
-                state.status());
+                state.status(),
+                benefit);
     }
 }

@@ -27,7 +27,8 @@ import org.springframework.util.StringUtils;
 
 /**
  * docs/http-api.md, Authentication: every endpoint below {@code /api/} and {@code /admin/v1/} needs a bearer JWT; admin
- * endpoints need {@code coupon-admin} in the {@code roles} claim; {@code /actuator/prometheus} is public unless
+ * endpoints need {@code coupon-admin} in the {@code roles} claim, the order service's below {@code /internal/v1/}
+ * {@code coupon-redeemer}; {@code /actuator/prometheus} is public unless
  * {@code coupon.metrics.require-role} names a role it needs. Stateless: no session, no saved requests.
  */
 @Configuration(proxyBeanMethods = false)
@@ -35,6 +36,9 @@ import org.springframework.util.StringUtils;
 class SecurityConfig {
 
     static final String ADMIN_ROLE = "coupon-admin";
+
+    /** The order service's role: the redemption API below {@code /internal/v1/}. */
+    static final String REDEEMER_ROLE = "coupon-redeemer";
 
     /** The name of the api's chain (Spring Boot's resource-server auto-configuration may declare one of its own). */
     static final String CHAIN = "securityFilterChain";
@@ -45,13 +49,19 @@ class SecurityConfig {
             ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems, ApiProperties properties) {
         String metricsRole = properties.metrics().requireRole();
         var metrics = new PathPatternParserServerWebExchangeMatcher("/actuator/prometheus/**");
+        var internal = new PathPatternParserServerWebExchangeMatcher("/internal/v1/**");
         ServerAuthenticationEntryPoint unauthorized = new BearerChallenge(problems);
         ServerAccessDeniedHandler forbidden = (exchange, e) -> metrics.matches(exchange)
+                .zipWith(internal.matches(exchange))
                 .flatMap(match -> problems.write(
                         exchange,
                         Problems.of(
                                 ErrorCode.FORBIDDEN,
-                                "This needs the " + (match.isMatch() ? metricsRole : ADMIN_ROLE) + " role.")));
+                                "This needs the "
+                                        + (match.getT1().isMatch()
+                                                ? metricsRole
+                                                : match.getT2().isMatch() ? REDEEMER_ROLE : ADMIN_ROLE)
+                                        + " role.")));
 
         return http.csrf(ServerHttpSecurity.CsrfSpec::disable)
                 .httpBasic(ServerHttpSecurity.HttpBasicSpec::disable)
@@ -68,6 +78,8 @@ class SecurityConfig {
                     exchanges
                             .pathMatchers("/admin/v1/**")
                             .hasAuthority(ADMIN_ROLE)
+                            .pathMatchers("/internal/v1/**")
+                            .hasAuthority(REDEEMER_ROLE)
                             .pathMatchers("/api/**")
                             .authenticated()
                             .anyExchange()

@@ -1,8 +1,13 @@
 package com.flashcoupon.api.wallet;
 
+import com.flashcoupon.api.redemption.Benefit;
+import com.flashcoupon.api.redemption.WalletState;
 import java.time.Instant;
 
-/** One coupon in a member's wallet (docs/http-api.md, {@code GET /api/v1/me/coupons}). */
+/**
+ * One coupon in a member's wallet (docs/http-api.md, {@code GET /api/v1/me/coupons}), with its state and what it is
+ * worth ({@code benefit}: null when its event has none).
+ */
 record WalletEntry(
         long walletCouponId,
         long couponId,
@@ -10,9 +15,6 @@ record WalletEntry(
         Instant issuedAt,
         Instant expiresAt,
         Instant usedAt,
-        String orderId) {
-
-    boolean isUsed() {
-        return usedAt != null;
-    }
-}
+        String orderId,
+        WalletState state,
+        Benefit benefit) {}

@@ -1,5 +1,7 @@
 package com.flashcoupon.api.wallet;
 
+import com.flashcoupon.api.redemption.Benefit;
+import com.flashcoupon.api.redemption.WalletState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
@@ -17,7 +19,9 @@ class WalletRepository {
     static final int MAX_ENTRIES = 1000;
 
     private static final String SELECT = "SELECT w.id, w.coupon_id, c.name, w.issued_at, w.expires_at, w.used_at,"
-            + " w.order_id FROM coupon_wallet w JOIN coupon c ON c.id = w.coupon_id";
+            + " w.order_id, w.state, w.expires_at <= NOW(3), b.type, b.amount, b.percent, b.max_discount,"
+            + " b.min_order_amount FROM coupon_wallet w JOIN coupon c ON c.id = w.coupon_id"
+            + " LEFT JOIN coupon_benefit b ON b.coupon_id = w.coupon_id";
 
     private final JdbcClient jdbc;
 
@@ -40,20 +44,6 @@ class WalletRepository {
                 .optional();
     }
 
-    /**
-     * Marks the coupon used by this order, in one conditional statement: only the member's own, unused, unexpired
-     * coupon changes, so of concurrent uses exactly one wins.
-     *
-     * @return whether this call used it
-     */
-    boolean use(long walletCouponId, String memberId, String orderId) {
-        return jdbc.sql("UPDATE coupon_wallet SET used_at = NOW(3), order_id = ?"
-                                + " WHERE id = ? AND member_id = ? AND used_at IS NULL AND expires_at > NOW(3)")
-                        .params(orderId, walletCouponId, memberId)
-                        .update()
-                == 1;
-    }
-
     private static WalletEntry map(ResultSet rs, int row) throws SQLException {
         return new WalletEntry(
                 rs.getLong(1),
@@ -62,7 +52,16 @@ class WalletRepository {
                 instant(rs.getTimestamp(4)),
                 instant(rs.getTimestamp(5)),
                 instant(rs.getTimestamp(6)),
-                rs.getString(7));
+                rs.getString(7),
+                WalletState.seen(rs.getString(8), rs.getBoolean(9)),
+                rs.getString(10) == null
+                        ? null
+                        : new Benefit(
+                                Benefit.Type.valueOf(rs.getString(10)),
+                                rs.getObject(11, Long.class),
+                                rs.getObject(12, Integer.class),
+                                rs.getObject(13, Long.class),
+                                rs.getLong(14)));
     }
 
     private static Instant instant(Timestamp timestamp) {

@@ -23,6 +23,16 @@ public enum ErrorCode {
     RETIRED(HttpStatus.CONFLICT, "Retired"),
     /** The export of a draw that is not made yet, or of an event that has none (first come, first served). */
     DRAW_NOT_MADE(HttpStatus.CONFLICT, "Draw not made"),
+    /** Redemption API: the wallet coupon is held by another order's reservation. */
+    RESERVED_BY_ANOTHER_ORDER(HttpStatus.CONFLICT, "Reserved by another order"),
+    /** Redemption API: the redemption is not in a state the call can move it from (the detail says which it is in). */
+    REDEMPTION_STATE_CONFLICT(HttpStatus.CONFLICT, "Redemption state conflict"),
+    /** Redemption API: no redemption with this id. */
+    REDEMPTION_NOT_FOUND(HttpStatus.NOT_FOUND, "Redemption not found"),
+    /** Redemption API: the order's amount is below the coupon's {@code minOrderAmount}. */
+    ORDER_BELOW_MINIMUM(HttpStatus.UNPROCESSABLE_CONTENT, "Order below minimum"),
+    /** Redemption API: an {@code Idempotency-Key} sent again with another request. */
+    IDEMPOTENCY_KEY_REUSED(HttpStatus.UNPROCESSABLE_CONTENT, "Idempotency key reused"),
     PAYLOAD_TOO_LARGE(HttpStatus.CONTENT_TOO_LARGE, "Payload too large"),
     UNSUPPORTED_MEDIA_TYPE(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "Unsupported media type"),
     RATE_LIMITED(HttpStatus.TOO_MANY_REQUESTS, "Too many requests"),

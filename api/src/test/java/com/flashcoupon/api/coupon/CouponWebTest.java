@@ -31,6 +31,10 @@ class CouponWebTest extends WebSliceBase {
     @MockitoBean
     private RateLimits limits;
 
+    /** Asked only after the state was found, which no test here lets happen. */
+    @MockitoBean
+    private com.flashcoupon.api.redemption.Benefits benefits;
+
     @BeforeEach
     void limitsAllow() {
         given(limits.charge(any())).willReturn(Mono.empty());

@@ -1,0 +1,481 @@
+package com.flashcoupon.api.redemption;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.Topics;
+import com.flashcoupon.contract.WalletChanged;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The redemption API (docs/http-api.md, Internal endpoints) against real MySQL and an in-process broker: every step's
+ * wallet state is read back from MySQL and its change event from {@code coupon.wallet.changed}.
+ */
+@ApiTest
+class RedemptionApiTest extends ApiTestBase {
+
+    private static final String REDEEMER = "Bearer "
+            + TestEnvironment.token(
+                    "order-service", List.of("coupon-redeemer"), Instant.now().plusSeconds(3600));
+
+    @org.springframework.beans.factory.annotation.Autowired
+    private io.micrometer.core.instrument.MeterRegistry meters;
+
+    @Value("${spring.kafka.bootstrap-servers}")
+    private String bootstrapServers;
+
+    private KafkaConsumer<String, String> consumer;
+    private final List<WalletChanged> seen = new CopyOnWriteArrayList<>();
+    private final JsonMapper json = JsonMapper.builder().build();
+
+    @BeforeEach
+    void subscribe() {
+        consumer = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
+                StringDeserializer.class));
+        var partitions = consumer.partitionsFor(Topics.WALLET_CHANGED, Duration.ofSeconds(30)).stream()
+                .map(info -> new TopicPartition(info.topic(), info.partition()))
+                .toList();
+        consumer.assign(partitions);
+        consumer.seekToBeginning(partitions);
+    }
+
+    @AfterEach
+    void close() {
+        consumer.close();
+    }
+
+    /** The reasons of the events seen so far for this wallet coupon, in change order (one member: one partition). */
+    private List<String> events(long walletId) {
+        consumer.poll(Duration.ofMillis(300))
+                .forEach(record -> seen.add(json.readValue(record.value(), WalletChanged.class)));
+        // at least once: an event seen twice (the same changeId) counts once
+        var once = new java.util.TreeMap<Long, String>();
+        seen.stream()
+                .filter(change -> change.walletCouponId() == walletId)
+                .forEach(change -> once.put(
+                        change.changeId(), change.reason() + ":" + change.fromState() + ">" + change.toState()));
+        return List.copyOf(once.values());
+    }
+
+    private void awaitEvents(long walletId, String... expected) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> events(walletId).size() >= expected.length);
+        assertThat(events(walletId)).containsExactly(expected);
+    }
+
+    private long coupon(Map<String, Object> benefit) {
+        var body = new HashMap<String, Object>(Map.of(
+                "name",
+                "Benefit coupon",
+                "totalQuantity",
+                10,
+                "openAt",
+                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                10));
+        if (benefit != null) {
+            body.put("benefit", benefit);
+        }
+        return createCoupon(body);
+    }
+
+    private long wallet(long couponId, String memberId) {
+        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                        + " VALUES (?, ?, 1, NOW(3), NOW(3) + INTERVAL 30 DAY)")
+                .params(couponId, memberId)
+                .update();
+        return jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
+                .params(couponId, memberId)
+                .query(Long.class)
+                .single();
+    }
+
+    private String state(long walletId) {
+        return jdbc.sql("SELECT state FROM coupon_wallet WHERE id = ?")
+                .param(walletId)
+                .query(String.class)
+                .single();
+    }
+
+    private WebTestClient.ResponseSpec reserve(String key, long walletId, String member, String order, long amount) {
+        return client().post()
+                .uri("/internal/v1/redemptions")
+                .header("Authorization", REDEEMER)
+                .header("Idempotency-Key", key)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(
+                        Map.of("walletCouponId", walletId, "memberId", member, "orderId", order, "orderAmount", amount))
+                .exchange();
+    }
+
+    private WebTestClient.ResponseSpec call(String key, long redemptionId, String action) {
+        return client().post()
+                .uri("/internal/v1/redemptions/{id}/" + action, redemptionId)
+                .header("Authorization", REDEEMER)
+                .header("Idempotency-Key", key)
+                .exchange();
+    }
+
+    private long redemptionId(WebTestClient.ResponseSpec response) {
+        return ((Number) response.expectBody(Map.class)
+                        .returnResult()
+                        .getResponseBody()
+                        .get("redemptionId"))
+                .longValue();
+    }
+
+    @Test
+    void shouldWalkTheStateMachineWithEveryStepInMysqlAndOnKafka() {
+        long couponId = coupon(Map.of("type", "PERCENT", "percent", 10, "maxDiscount", 5000, "minOrderAmount", 20000));
+        long walletId = wallet(couponId, "rd-1");
+
+        // reserve: 10% of 30,000
+        long first = redemptionId(reserve("k-1", walletId, "rd-1", "rdo-1", 30000)
+                .expectStatus()
+                .isCreated()
+                .expectHeader()
+                .valueMatches("Location", "/internal/v1/redemptions/\\d+"));
+        assertThat(state(walletId)).isEqualTo("RESERVED");
+        client().get()
+                .uri("/internal/v1/redemptions/{id}", first)
+                .header("Authorization", REDEEMER)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.discount")
+                .isEqualTo(3000)
+                .jsonPath("$.state")
+                .isEqualTo("RESERVED")
+                .jsonPath("$.expiresAt")
+                .exists();
+
+        // the same key and body: the same answer; the same key with another body: 422
+        assertThat(redemptionId(reserve("k-1", walletId, "rd-1", "rdo-1", 30000)
+                        .expectStatus()
+                        .isCreated()))
+                .isEqualTo(first);
+        expectProblem(reserve("k-1", walletId, "rd-1", "rdo-1", 30001), 422, "IDEMPOTENCY_KEY_REUSED");
+        // a competing order; an order below the minimum; someone else's coupon
+        expectProblem(reserve("k-2", walletId, "rd-1", "rdo-2", 30000), 409, "RESERVED_BY_ANOTHER_ORDER");
+        long other = wallet(couponId, "rd-2");
+        expectProblem(reserve("k-3", other, "rd-2", "rdo-3", 19999), 422, "ORDER_BELOW_MINIMUM");
+        expectProblem(reserve("k-4", other, "rd-1", "rdo-3", 30000), 404, "WALLET_COUPON_NOT_FOUND");
+        assertThat(state(other)).isEqualTo("AVAILABLE");
+
+        // confirm, then the wallet shows it used
+        call("k-5", first, "confirm")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.state")
+                .isEqualTo("USED");
+        assertThat(state(walletId)).isEqualTo("USED");
+        expectProblem(reserve("k-6", walletId, "rd-1", "rdo-2", 30000), 409, "ALREADY_USED");
+        client().get()
+                .uri("/api/v1/me/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("rd-1"))
+                .exchange()
+                .expectBody()
+                .jsonPath("$[0].state")
+                .isEqualTo("USED")
+                .jsonPath("$[0].orderId")
+                .isEqualTo("rdo-1")
+                .jsonPath("$[0].benefit.percent")
+                .isEqualTo(10);
+
+        // cancel after a refund: the coupon is back
+        call("k-7", first, "cancel")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.state")
+                .isEqualTo("CANCELLED")
+                .jsonPath("$.couponState")
+                .isEqualTo("AVAILABLE");
+        assertThat(state(walletId)).isEqualTo("AVAILABLE");
+
+        // reserve again, and let the reservation lapse: the job gives it back
+        long second = redemptionId(
+                reserve("k-8", walletId, "rd-1", "rdo-4", 50000).expectStatus().isCreated());
+        jdbc.sql("UPDATE coupon_redemption SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?")
+                .param(second)
+                .update();
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(walletId).equals("AVAILABLE"));
+        expectProblem(call("k-9", second, "confirm"), 409, "REDEMPTION_STATE_CONFLICT");
+
+        // reserved, used, then cancelled after the coupon's expiry: it stays EXPIRED
+        long third = redemptionId(reserve("k-10", walletId, "rd-1", "rdo-5", 100000)
+                .expectStatus()
+                .isCreated());
+        call("k-11", third, "confirm")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.discount")
+                .isEqualTo(5000);
+        jdbc.sql("UPDATE coupon_wallet SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?")
+                .param(walletId)
+                .update();
+        call("k-12", third, "cancel")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.couponState")
+                .isEqualTo("EXPIRED");
+        assertThat(state(walletId)).isEqualTo("EXPIRED");
+        expectProblem(reserve("k-13", walletId, "rd-1", "rdo-6", 30000), 409, "EXPIRED");
+
+        awaitEvents(
+                walletId,
+                "RESERVE:AVAILABLE>RESERVED",
+                "CONFIRM:RESERVED>USED",
+                "CANCEL:USED>AVAILABLE",
+                "RESERVE:AVAILABLE>RESERVED",
+                "TIME_OUT:RESERVED>AVAILABLE",
+                "RESERVE:AVAILABLE>RESERVED",
+                "CONFIRM:RESERVED>USED",
+                "CANCEL:USED>EXPIRED");
+        assertThat(seen.stream().filter(c -> c.walletCouponId() == walletId).map(WalletChanged::actor))
+                .contains("redeemer:order-service", "system:reservation-ttl");
+
+        // by order id; and what the operator sees
+        client().get()
+                .uri("/internal/v1/redemptions?orderId=rdo-1")
+                .header("Authorization", REDEEMER)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.length()")
+                .isEqualTo(1)
+                .jsonPath("$[0].redemptionId")
+                .isEqualTo(first);
+        client().get()
+                .uri("/admin/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .exchange()
+                .expectBody()
+                .jsonPath("$.benefit.type")
+                .isEqualTo("PERCENT")
+                .jsonPath("$.redemption.reserved")
+                .isEqualTo(0)
+                .jsonPath("$.redemption.used")
+                .isEqualTo(0)
+                .jsonPath("$.redemption.expired")
+                .isEqualTo(1)
+                .jsonPath("$.redemption.restored")
+                .isEqualTo(1)
+                .jsonPath("$.redemption.discountGranted")
+                .isEqualTo(0);
+    }
+
+    @Test
+    void shouldLetExactlyOneOfConcurrentReservationsWin() throws Exception {
+        long walletId = wallet(coupon(Map.of("type", "FIXED_AMOUNT", "amount", 5000)), "race-1");
+        int racers = 16;
+        ExecutorService threads = Executors.newFixedThreadPool(racers);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<String>> answers = new ArrayList<>();
+        for (int i = 0; i < racers; i++) {
+            String order = "race-o-" + i;
+            answers.add(threads.submit(() -> {
+                start.await();
+                var result = reserve("race-k-" + order, walletId, "race-1", order, 10000)
+                        .expectBody(Map.class)
+                        .returnResult();
+                return result.getStatus().value() + ":"
+                        + result.getResponseBody().get("code");
+            }));
+        }
+        start.countDown();
+        List<String> outcomes = new ArrayList<>();
+        for (Future<String> answer : answers) {
+            outcomes.add(answer.get());
+        }
+        threads.shutdown();
+
+        assertThat(outcomes.stream().collect(Collectors.groupingBy(s -> s, Collectors.counting())))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("201:null", 1L, "409:RESERVED_BY_ANOTHER_ORDER", 15L));
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM coupon_redemption WHERE wallet_coupon_id = ?")
+                        .param(walletId)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
+        assertThat(state(walletId)).isEqualTo("RESERVED");
+    }
+
+    @Test
+    void shouldShowTheBenefitInEveryViewAndRefuseABadOne() {
+        long couponId = coupon(Map.of("type", "FIXED_AMOUNT", "amount", 5000, "minOrderAmount", 30000));
+        client().get()
+                .uri("/api/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("bn-1"))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.benefit.type")
+                .isEqualTo("FIXED_AMOUNT")
+                .jsonPath("$.benefit.amount")
+                .isEqualTo(5000)
+                .jsonPath("$.benefit.minOrderAmount")
+                .isEqualTo(30000)
+                .jsonPath("$.benefit.percent")
+                .doesNotExist();
+        long plain = coupon(null);
+        client().get()
+                .uri("/api/v1/coupons/{id}", plain)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("bn-1"))
+                .exchange()
+                .expectBody()
+                .jsonPath("$.benefit")
+                .doesNotExist();
+
+        long rows = jdbc.sql("SELECT COUNT(*) FROM coupon").query(Long.class).single();
+        for (Object bad : List.of(
+                Map.of("type", "FIXED_AMOUNT"),
+                Map.of("type", "FIXED_AMOUNT", "amount", 0),
+                Map.of("type", "FIXED_AMOUNT", "amount", 10, "percent", 5),
+                Map.of("type", "PERCENT", "percent", 101),
+                Map.of("type", "PERCENT", "percent", 10, "amount", 5),
+                Map.of("type", "PERCENT", "percent", 10, "minOrderAmount", -1),
+                Map.of("type", "SOMETHING", "amount", 5),
+                Map.of("amount", 5))) {
+            var body = new HashMap<String, Object>(Map.of(
+                    "name",
+                    "Bad benefit",
+                    "totalQuantity",
+                    10,
+                    "openAt",
+                    "2026-11-27T00:00:00Z",
+                    "issueRatePerSecond",
+                    10,
+                    "benefit",
+                    bad));
+            expectProblem(
+                    client().post()
+                            .uri("/admin/v1/coupons")
+                            .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                            .contentType(MediaType.APPLICATION_JSON)
+                            .bodyValue(body)
+                            .exchange(),
+                    400,
+                    "INVALID_REQUEST");
+        }
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM coupon").query(Long.class).single())
+                .isEqualTo(rows);
+    }
+
+    @Test
+    void shouldRefuseMembersOperatorsAndWritesWithoutAKey() {
+        long walletId = wallet(coupon(null), "sec-1");
+        for (String token : List.of(TestEnvironment.memberToken("sec-1"), TestEnvironment.adminToken())) {
+            expectProblem(
+                    client().get()
+                            .uri("/internal/v1/redemptions/1")
+                            .header("Authorization", "Bearer " + token)
+                            .exchange(),
+                    403,
+                    "FORBIDDEN");
+        }
+        expectProblem(client().get().uri("/internal/v1/redemptions/1").exchange(), 401, "UNAUTHORIZED");
+        expectProblem(
+                client().post()
+                        .uri("/internal/v1/redemptions")
+                        .header("Authorization", REDEEMER)
+                        .contentType(MediaType.APPLICATION_JSON)
+                        .bodyValue(Map.of(
+                                "walletCouponId", walletId, "memberId", "sec-1", "orderId", "o", "orderAmount", 1))
+                        .exchange(),
+                400,
+                "INVALID_REQUEST");
+        expectProblem(call("k", 987_654_321L, "confirm"), 404, "REDEMPTION_NOT_FOUND");
+        assertThat(state(walletId)).isEqualTo("AVAILABLE");
+    }
+
+    @Test
+    void shouldKeepTheMembersUseAsAReserveAndConfirmInOne() {
+        long walletId = wallet(coupon(Map.of("type", "FIXED_AMOUNT", "amount", 5000)), "use-rd");
+        client().post()
+                .uri("/api/v1/me/coupons/{id}/use", walletId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("use-rd"))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("orderId", "app-1"))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.state")
+                .isEqualTo("USED")
+                .jsonPath("$.benefit.amount")
+                .isEqualTo(5000);
+        assertThat(state(walletId)).isEqualTo("USED");
+        client().get()
+                .uri("/internal/v1/redemptions?orderId=app-1")
+                .header("Authorization", REDEEMER)
+                .exchange()
+                .expectBody()
+                .jsonPath("$[0].state")
+                .isEqualTo("USED")
+                .jsonPath("$[0].discount")
+                .isEqualTo(5000);
+        awaitEvents(walletId, "USE:AVAILABLE>USED");
+        assertThat(seen.stream().filter(c -> c.walletCouponId() == walletId).map(WalletChanged::actor))
+                .containsOnly("member:use-rd");
+    }
+
+    @Test
+    void shouldRecordAnAvailableCouponPastItsExpiryAsExpired() {
+        long couponId = coupon(null);
+        long walletId = wallet(couponId, "exp-1");
+        jdbc.sql("UPDATE coupon_wallet SET expires_at = NOW(3) - INTERVAL 1 SECOND WHERE id = ?")
+                .param(walletId)
+                .update();
+        await().atMost(Duration.ofSeconds(20)).until(() -> state(walletId).equals("EXPIRED"));
+        awaitEvents(walletId, "EXPIRE:AVAILABLE>EXPIRED");
+        assertThat(jdbc.sql("SELECT expired FROM coupon_redemption_stats WHERE coupon_id = ?")
+                        .param(couponId)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            var gauge = meters.find("coupon.redemption.coupons")
+                    .tags("coupon", Long.toString(couponId), "state", "expired")
+                    .gauge();
+            return gauge != null && gauge.value() == 1.0;
+        });
+    }
+}
