@@ -7,8 +7,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Repository;
+import org.springframework.transaction.support.TransactionTemplate;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Each write's {@code Idempotency-Key} ({@code redemption_idempotency}): the key is claimed by an INSERT in the write's
@@ -23,9 +26,44 @@ class Idempotency {
     record Answer(int status, String code, String body) {}
 
     private final JdbcClient jdbc;
+    private final JsonMapper json;
 
-    Idempotency(JdbcClient jdbc) {
+    Idempotency(JdbcClient jdbc, JsonMapper json) {
         this.jdbc = jdbc;
+        this.json = json;
+    }
+
+    /**
+     * Runs a write once per key: claims the key, does the work, stores its answer (a success or a problem) in the same
+     * transaction, so the answer commits with the change it reports. The same key and request later answer what was
+     * stored, problems included; a problem thrown by the work commits what the work wrote before it (a time-out it
+     * met on the way).
+     */
+    Redemptions.Outcome once(
+            TransactionTemplate transaction,
+            String caller,
+            String key,
+            String request,
+            Supplier<Redemptions.Outcome> work) {
+        Answer answer = transaction.execute(status -> {
+            Optional<Answer> earlier = claim(caller, key, request);
+            if (earlier.isPresent()) {
+                return earlier.get();
+            }
+            Answer now;
+            try {
+                Redemptions.Outcome outcome = work.get();
+                now = new Answer(outcome.status(), null, json.writeValueAsString(outcome.redemption()));
+            } catch (ApiException refused) {
+                now = new Answer(refused.code().status().value(), refused.code().name(), refused.getMessage());
+            }
+            store(caller, key, now);
+            return now;
+        });
+        if (answer.code() != null) {
+            throw ApiException.of(ErrorCode.valueOf(answer.code()), answer.body());
+        }
+        return new Redemptions.Outcome(answer.status(), json.readValue(answer.body(), Redemption.class));
     }
 
     /**

@@ -9,7 +9,6 @@ import org.springframework.stereotype.Service;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Reserve, confirm, release and cancel (docs/http-api.md, Internal endpoints), and the member's use, which is a reserve
@@ -30,7 +29,6 @@ public class Redemptions {
     private final Idempotency idempotency;
     private final RedemptionProperties properties;
     private final TransactionTemplate transaction;
-    private final JsonMapper json;
 
     Redemptions(
             WalletLedger ledger,
@@ -38,14 +36,12 @@ public class Redemptions {
             Benefits benefits,
             Idempotency idempotency,
             RedemptionProperties properties,
-            PlatformTransactionManager transactions,
-            JsonMapper json) {
+            PlatformTransactionManager transactions) {
         this.ledger = ledger;
         this.redemptions = redemptions;
         this.benefits = benefits;
         this.idempotency = idempotency;
         this.properties = properties;
-        this.json = json;
         this.transaction = new TransactionTemplate(transactions);
         // each statement sees what committed before it: a row read after its lock is the row as it is now
         this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
@@ -304,30 +300,7 @@ public class Redemptions {
                 "Redemption " + redemption.redemptionId() + " is " + redemption.state() + "; it cannot " + call + ".");
     }
 
-    /**
-     * Runs a write once per {@code Idempotency-Key}: claims the key, does the work, stores its answer (a success or a
-     * problem) in the same transaction. The same key and request later answer what was stored.
-     */
     private Outcome idempotent(String caller, String key, String request, Supplier<Outcome> work) {
-        Idempotency.Answer answer = transaction.execute(status -> {
-            Optional<Idempotency.Answer> earlier = idempotency.claim(caller, key, request);
-            if (earlier.isPresent()) {
-                return earlier.get();
-            }
-            Idempotency.Answer now;
-            try {
-                Outcome outcome = work.get();
-                now = new Idempotency.Answer(outcome.status(), null, json.writeValueAsString(outcome.redemption()));
-            } catch (ApiException refused) {
-                now = new Idempotency.Answer(
-                        refused.code().status().value(), refused.code().name(), refused.getMessage());
-            }
-            idempotency.store(caller, key, now);
-            return now;
-        });
-        if (answer.code() != null) {
-            throw ApiException.of(ErrorCode.valueOf(answer.code()), answer.body());
-        }
-        return new Outcome(answer.status(), json.readValue(answer.body(), Redemption.class));
+        return idempotency.once(transaction, caller, key, request, work);
     }
 }
