@@ -203,6 +203,22 @@ function renderDraw(event) {
   }
 }
 
+/** What a coupon is worth, and what became of the issued ones (the admin view's benefit and redemption). */
+function renderRedemption(event) {
+  const b = event.benefit;
+  const minimum = b && b.minOrderAmount > 0 ? ` on orders of ${number.format(b.minOrderAmount)} or more` : '';
+  const cap = b && b.maxDiscount ? `, at most ${number.format(b.maxDiscount)}` : '';
+  $('#panel-benefit').textContent = !b
+    ? 'No benefit: the coupon has no value of its own.'
+    : b.type === 'FIXED_AMOUNT'
+      ? `Worth ${number.format(b.amount)} off${minimum}.`
+      : `Worth ${b.percent}% off${cap}${minimum}.`;
+  const counts = event.redemption ?? {};
+  document.querySelectorAll('#redemption [data-redeemed]').forEach((el) => {
+    el.textContent = number.format(counts[el.dataset.redeemed] ?? 0);
+  });
+}
+
 function render(event) {
   $('#panel-title').textContent = `#${event.id} ${event.name}`;
   const status = $('#panel-status');
@@ -224,6 +240,7 @@ function render(event) {
   $('#panel-window').textContent =
     `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days${queueing}`;
   renderDraw(event);
+  renderRedemption(event);
   const values = { ...event.stats, waiting: event.waiting, remainingQuantity: event.remainingQuantity };
   document.querySelectorAll('#panel [data-stat]').forEach((el) => {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
@@ -358,6 +375,16 @@ async function create(form) {
   };
   if (form.queueing.value === 'RANDOMIZED_START') {
     body.queueingWindowSeconds = intOrNull(form.queueingWindowSeconds.value);
+  }
+  if (form.benefitType.value) {
+    const value = intOrNull(form.benefitValue.value);
+    body.benefit = { type: form.benefitType.value, minOrderAmount: intOrNull(form.benefitMinOrder.value) };
+    if (form.benefitType.value === 'PERCENT') {
+      body.benefit.percent = value;
+      body.benefit.maxDiscount = intOrNull(form.benefitMaxDiscount.value);
+    } else {
+      body.benefit.amount = value;
+    }
   }
   try {
     const event = await api('POST', '/admin/v1/coupons', body);
