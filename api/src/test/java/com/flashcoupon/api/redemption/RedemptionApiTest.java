@@ -168,6 +168,12 @@ class RedemptionApiTest extends ApiTestBase {
                 .expectHeader()
                 .valueMatches("Location", "/internal/v1/redemptions/\\d+"));
         assertThat(state(walletId)).isEqualTo("RESERVED");
+        // COUPON_RESERVATION_TTL: 15 minutes by default
+        assertThat(jdbc.sql("SELECT TIMESTAMPDIFF(SECOND, reserved_at, expires_at) FROM coupon_redemption WHERE id = ?")
+                        .param(first)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(900);
         client().get()
                 .uri("/internal/v1/redemptions/{id}", first)
                 .header("Authorization", REDEEMER)
