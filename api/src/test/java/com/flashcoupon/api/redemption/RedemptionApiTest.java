@@ -429,7 +429,22 @@ class RedemptionApiTest extends ApiTestBase {
                 400,
                 "INVALID_REQUEST");
         expectProblem(call("k", 987_654_321L, "confirm"), 404, "REDEMPTION_NOT_FOUND");
+        expectProblem(call("x".repeat(256), 1, "confirm"), 400, "INVALID_REQUEST");
+        expectProblem(reserve("bad-amount", walletId, "sec-1", "o", -1), 400, "INVALID_REQUEST");
+        expectProblem(reserve("bad-member", walletId, "sec 1", "o", 1), 400, "INVALID_REQUEST");
+        expectProblem(reserve("bad-order", walletId, "sec-1", "o".repeat(65), 1), 400, "INVALID_REQUEST");
+        expectProblem(
+                client().get()
+                        .uri("/internal/v1/redemptions")
+                        .header("Authorization", REDEEMER)
+                        .exchange(),
+                400,
+                "INVALID_REQUEST");
         assertThat(state(walletId)).isEqualTo("AVAILABLE");
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM redemption_idempotency WHERE idempotency_key LIKE 'bad-%'")
+                        .query(Long.class)
+                        .single())
+                .isZero();
     }
 
     @Test
