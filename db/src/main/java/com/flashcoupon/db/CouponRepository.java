@@ -56,6 +56,18 @@ public class CouponRepository {
                 .optional();
     }
 
+    /**
+     * Whether the draw of a {@link Coupon.Queueing#RANDOMIZED_START} event is recorded ({@code coupon_draw.drawn_at}):
+     * a Redis that lost the event must know the draw is made, not close its window again on an empty draw.
+     */
+    public boolean drawRecorded(long couponId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL")
+                        .param(couponId)
+                        .query(Long.class)
+                        .single()
+                > 0;
+    }
+
     /** Newest first, at most {@code limit}. */
     public List<Coupon> findRecent(int limit) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM coupon ORDER BY id DESC LIMIT ?")

@@ -172,6 +172,14 @@ class DrawApiTest extends ApiTestBase {
             redis.delete(CouponKeys.state(id));
             admin(id); // reads the event, so Redis gets it back from MySQL
 
+            assertThat(redis.opsForHash().get(CouponKeys.meta(id), "drawn"))
+                    .as("the restored event knows its draw is made, so no script closes its window again")
+                    .isEqualTo("1");
+            assertThat(ask(id, "after-the-loss", 409)).containsEntry("code", "SOLD_OUT");
+            assertThat(redis.opsForHash().get(CouponKeys.meta(id), "drawClosed"))
+                    .as("the window is not closed again on an empty draw")
+                    .isNull();
+
             assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 0, -1))
                     .as("no member the draw left out is put back into the queue (correctness review F8)")
                     .doesNotContainAnyElementsOf(members("lost", 3).stream()
