@@ -123,7 +123,7 @@ public class CouponRepository {
 
     /**
      * Counts, when Redis lost the coupon, the admissions it had that were never handed to Kafka: the most the drainer
-     * saw, less what MySQL knows was published (or decided). They are added to {@code unknown_count} and the seen
+     * saw, less what MySQL knows was published (or decided, or placed by a recorded draw). They are added to {@code unknown_count} and the seen
      * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice.
      *
      * @return the admissions found unknown now (0 when none, or when another caller counted them)
@@ -134,13 +134,20 @@ public class CouponRepository {
             return 0;
         }
         long published = Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
-        long unknown = coupon.admittedSeenCount() - published;
+        // a recorded draw names every member it placed, published or not: the restore puts them back, none is unknown
+        long placedUpTo = jdbc.sql("SELECT COALESCE(MAX(first_sequence + placed - 1), 0) FROM coupon_draw"
+                        + " WHERE coupon_id = ? AND drawn_at IS NOT NULL AND first_sequence IS NOT NULL")
+                .param(id)
+                .query(Long.class)
+                .single();
+        long known = Math.max(published, placedUpTo);
+        long unknown = coupon.admittedSeenCount() - known;
         if (unknown <= 0) {
             return 0;
         }
         int counted = jdbc.sql("UPDATE coupon SET unknown_count = unknown_count + ?, admitted_seen_count = ?"
                         + " WHERE id = ? AND admitted_seen_count = ?")
-                .params(unknown, published, id, coupon.admittedSeenCount())
+                .params(unknown, known, id, coupon.admittedSeenCount())
                 .update();
         return counted == 1 ? unknown : 0;
     }

@@ -181,7 +181,9 @@ public class CouponMirror {
         Mono<Boolean> drawRecorded =
                 coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
         return drawRecorded
-                .flatMap(drawn -> redis.execute(MIRROR, keys, arguments(coupon, base, known, token, drawn))
+                // a recorded draw names the members it placed: a lost event with one is restored, never made anew
+                .flatMap(drawn -> redis.execute(
+                                MIRROR, keys, arguments(coupon, base, drawn ? Math.max(known, 1) : known, token, drawn))
                         .next())
                 .handle(logging(outcome -> {
                     if (outcome == RESTORED && base > 0) {
