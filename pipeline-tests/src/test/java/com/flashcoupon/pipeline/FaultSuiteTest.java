@@ -328,14 +328,7 @@ class FaultSuiteTest {
         List<Crowd.Answer> answers = crowd(couponId, "drawlost").get();
         Set<String> entrants = stack.accepted(couponId, answers);
         endWindow(couponId);
-        await().atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> stack.jdbc
-                                .sql("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL")
-                                .param(couponId)
-                                .query(Long.class)
-                                .single()
-                        == 1);
+        awaitRow("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL", couponId);
         awaitWallets(couponId, 60);
 
         StringRedisTemplate redis = Stack.redisTemplate(stack.redis.url());
@@ -382,14 +375,7 @@ class FaultSuiteTest {
                 stack.accepted(couponId, crowd(couponId, "settled").get());
         FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
 
-        await().atMost(Duration.ofMinutes(1))
-                .pollInterval(Duration.ofMillis(100))
-                .until(() -> stack.jdbc
-                                .sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND settled_at IS NOT NULL")
-                                .param(couponId)
-                                .query(Long.class)
-                                .single()
-                        == 1);
+        awaitRow("SELECT COUNT(*) FROM coupon WHERE id = ? AND settled_at IS NOT NULL", couponId);
 
         // a failover to a replica that missed the last results: the worker's writes (result and count) are lost
         // together, and its offsets are committed, so no replay writes them again
@@ -431,6 +417,18 @@ class FaultSuiteTest {
                 .exchange()
                 .expectStatus()
                 .isOk();
+    }
+
+    /** Waits until {@code countSql} (one parameter: the event's id) counts one row: the draw recorded, the event settled. */
+    private static void awaitRow(String countSql, long couponId) {
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> stack.jdbc
+                                .sql(countSql)
+                                .param(couponId)
+                                .query(Long.class)
+                                .single()
+                        == 1);
     }
 
     private static void awaitWallets(long couponId, long count) {

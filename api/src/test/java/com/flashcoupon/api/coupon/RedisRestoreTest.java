@@ -116,14 +116,20 @@ class RedisRestoreTest extends ApiTestBase {
                 .isEqualTo("FAILED");
     }
 
-    @Test
-    void shouldAdmitNobodyNewWhenMySqlIssuedTheWholeStock() {
+    /** An event of 3 whose whole stock MySQL issued, then Redis lost it; returns its id. */
+    private long soldOutByMySqlThenLost() {
         long id = createCoupon(3, 1);
         issued(id, "a", 1);
         issued(id, "b", 2);
         issued(id, "c", 3);
         published(id, 3, 3);
         loseRedis(id);
+        return id;
+    }
+
+    @Test
+    void shouldAdmitNobodyNewWhenMySqlIssuedTheWholeStock() {
+        long id = soldOutByMySqlThenLost();
 
         expectProblem(requestCoupon(id, "newcomer"), 409, "SOLD_OUT");
         requestCoupon(id, "b").expectStatus().isOk();
@@ -136,12 +142,7 @@ class RedisRestoreTest extends ApiTestBase {
      */
     @Test
     void shouldAnswerAMemberAskingDuringAnotherCallersRestoreAsTheRestoredEventSays() throws Exception {
-        long id = createCoupon(3, 1);
-        issued(id, "a", 1);
-        issued(id, "b", 2);
-        issued(id, "c", 3);
-        published(id, 3, 3);
-        loseRedis(id);
+        long id = soldOutByMySqlThenLost();
         redis.opsForValue().set(CouponKeys.restoring(id), "another-caller", Duration.ofMinutes(1));
 
         try (var monitor = new RedisMonitor(TestEnvironment.REDIS_URL)) {
