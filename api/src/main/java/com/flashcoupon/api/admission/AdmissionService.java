@@ -130,7 +130,7 @@ class AdmissionService {
         return runScript(couponId, memberId, charged)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
                         ? decided(couponId, memberId, ran)
-                        : mirror.restoreOrNotFound(couponId)
+                        : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged).then(answerRetired(coupon, memberId))
                                         : runScript(couponId, memberId, charged)

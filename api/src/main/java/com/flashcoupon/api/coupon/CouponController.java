@@ -30,8 +30,9 @@ class CouponController {
     @GetMapping("/api/v1/coupons/{couponId}")
     Mono<CouponView> get(
             @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
-        return limits.charge(limits.forCoupon(couponId, jwt.getSubject(), request))
-                .then(Mono.defer(() -> states.load(couponId)))
+        String member = jwt.getSubject();
+        return limits.charge(limits.forCoupon(couponId, member, request))
+                .then(Mono.defer(() -> states.loadForMember(couponId, limits.chargeOverall(member, request))))
                 .map(CouponView::of);
     }
 }
