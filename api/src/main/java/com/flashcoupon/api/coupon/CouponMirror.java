@@ -153,7 +153,10 @@ public class CouponMirror {
                 Long.toString(coupon.version()),
                 Long.toString(known),
                 token,
-                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()));
+                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()),
+                "", // ARGV[12], the draw's record, is not passed from here
+                Long.toString(
+                        coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()));
         return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
             if (outcome == RESTORED && base > 0) {
                 log.error(
