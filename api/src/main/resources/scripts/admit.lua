@@ -12,10 +12,12 @@
 --   7 in the draw of a RANDOMIZED_START event, newly (within its window): a = the entrants so far, b = drawAt,
 --     c = rate, e = the places the draw would give them now; 8 the same, asked before (d = 'DRAWING' once the window
 --     is closed and the draw is being made: a and e are then what the window froze)
+--   9 not announced yet: before the event's announceAt, members are answered as for a coupon that does not exist
+--     (charged to the rate limits like any admission)
 --   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not placed)
 -- The stock cap counts the queue, base (admissions known only as a count after a Redis loss) and held (places of a
 -- closed window that the draw job has not written into the queue yet).
-local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base')
+local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base', 'announceAt')
 if not meta[1] then
   return {0, 0, 0, 0, '', 0}
 end
@@ -26,6 +28,9 @@ end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local rate = tonumber(meta[5])
+if now < (tonumber(meta[7] or '0') or 0) then
+  return {9, 0, 0, 0, '', 0}
+end
 if now < tonumber(meta[2]) then
   return {4, tonumber(meta[2]), 0, rate, '', 0}
 end

@@ -10,6 +10,8 @@
 --       11 drawAt: when a RANDOMIZED_START event draws its window's members (epoch ms), 0 for FIFO (draw.lua),
 --       12 '1' when MySQL recorded that event's draw (it is made: a Redis that lost the coupon must not close the
 --          window again on an empty draw; the members it left out are answered from MySQL), else '0'
+--       13 announceAt: from when members may see the event (epoch ms), 0 when they always may (admit.lua answers
+--          outcome 9 before it, coupon_state.lua returns it)
 -- Returns 1 when the coupon was already mirrored (and is now updated), 0 when this call restored (or created) it,
 --         2 when Redis holds a newer version (a stale snapshot: nothing written, so a close is never undone),
 --         3 when the event is retired (nothing written: a retired event never comes back into Redis),
@@ -37,7 +39,7 @@ if lost then
   end
 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3], 'closeAt', ARGV[4],
-  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0')
+  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0', 'announceAt', ARGV[13] or '0')
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'drawn', '1')
 end

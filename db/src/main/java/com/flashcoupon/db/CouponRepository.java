@@ -19,7 +19,7 @@ public class CouponRepository {
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
             + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count,"
-            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds";
+            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds, announce_at";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -35,7 +35,7 @@ public class CouponRepository {
     public long insert(NewCoupon coupon) {
         var keys = new GeneratedKeyHolder();
         jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days,"
-                        + " queueing, queueing_window_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                        + " queueing, queueing_window_seconds, announce_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         coupon.name(),
                         coupon.totalQuantity(),
@@ -44,7 +44,8 @@ public class CouponRepository {
                         coupon.issueRatePerSecond(),
                         coupon.validDays(),
                         coupon.queueing().name(),
-                        coupon.queueingWindowSeconds())
+                        coupon.queueingWindowSeconds(),
+                        timestamp(coupon.announceAt()))
                 .update(keys, "id");
         return keys.getKeyAs(Number.class).longValue();
     }
@@ -255,7 +256,8 @@ public class CouponRepository {
                 rs.getInt("admitted_seen_count"),
                 rs.getInt("unknown_count"),
                 Coupon.Queueing.valueOf(rs.getString("queueing")),
-                rs.getInt("queueing_window_seconds"));
+                rs.getInt("queueing_window_seconds"),
+                instant(rs.getTimestamp("announce_at")));
     }
 
     static Timestamp timestamp(Instant instant) {

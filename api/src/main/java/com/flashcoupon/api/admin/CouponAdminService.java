@@ -14,6 +14,7 @@ import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import com.flashcoupon.db.NewCoupon;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -44,6 +45,7 @@ class CouponAdminService {
     private final IssuePace pace;
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
+    private final Duration announceLead;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -53,7 +55,9 @@ class CouponAdminService {
             Clock clock,
             IssuePace pace,
             DrawRepository draws,
-            TransactionTemplate transaction) {
+            TransactionTemplate transaction,
+            AnnounceProperties announce) {
+        this.announceLead = announce.lead();
         this.pace = pace;
         this.draws = draws;
         this.transaction = transaction;
@@ -77,7 +81,10 @@ class CouponAdminService {
                 request.issueRatePerSecond(),
                 request.validDaysOrDefault(),
                 request.queueingOrDefault(),
-                request.queueingWindowSecondsOrZero());
+                request.queueingWindowSecondsOrZero(),
+                request.announceAt() != null
+                        ? seconds(request.announceAt())
+                        : seconds(request.openAt()).minus(announceLead));
         return blocking.call(() -> transaction.execute(status -> {
                     long id = coupons.insert(coupon);
                     if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {

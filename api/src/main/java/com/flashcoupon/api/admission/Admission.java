@@ -39,7 +39,9 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
          * in the draw, asked before it was made; as {@link #DRAW_ENTERED}, with {@code result} {@code "DRAWING"} once
          * the window is closed (the entrants and places it froze)
          */
-        DRAW_ASKED_BEFORE;
+        DRAW_ASKED_BEFORE,
+        /** before the event's announceAt: answered as for a coupon that does not exist (admit.lua's 9) */
+        NOT_ANNOUNCED;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

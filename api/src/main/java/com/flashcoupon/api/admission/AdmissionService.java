@@ -130,7 +130,7 @@ class AdmissionService {
         return runScript(couponId, memberId, charged)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
                         ? decided(couponId, memberId, ran)
-                        : mirror.restoreOrNotFound(couponId)
+                        : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged).then(answerRetired(coupon, memberId))
                                         : runScript(couponId, memberId, charged)
@@ -230,6 +230,7 @@ class AdmissionService {
                                 pace.pace(couponId, admission.rate()))));
             case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));
             case SOLD_OUT -> Mono.error(ApiException.soldOut(couponId));
+            case NOT_ANNOUNCED -> Mono.error(ApiException.couponNotFound(couponId));
             case NOT_OPEN_YET -> Mono.error(ApiException.notOpenYet(couponId));
             case CLOSED -> Mono.error(ApiException.closed(couponId));
             case MIRROR_MISSING -> Mono.error(ApiException.unavailable("The coupon's admission state"));

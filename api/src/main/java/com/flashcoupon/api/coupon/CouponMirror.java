@@ -65,13 +65,16 @@ public class CouponMirror {
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
     private final MemberRestore members;
+    private final UnknownCoupons unknown;
 
     CouponMirror(
             ReactiveStringRedisTemplate redis,
             CouponRepository coupons,
             BlockingIo blocking,
             RetiredCoupons retired,
-            MemberRestore members) {
+            MemberRestore members,
+            UnknownCoupons unknown) {
+        this.unknown = unknown;
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
@@ -84,6 +87,7 @@ public class CouponMirror {
      * must land: while another caller restores the coupon, it waits for the restore to end (up to 20 s, then 503).
      */
     public Mono<Void> mirror(Coupon coupon) {
+        unknown.forget(coupon.id());
         return write(coupon, WAIT_ATTEMPTS).then();
     }
 
@@ -214,7 +218,9 @@ public class CouponMirror {
                 Long.toString(known),
                 token,
                 Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()),
-                drawn ? "1" : "0");
+                drawn ? "1" : "0",
+                Long.toString(
+                        coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()));
     }
 
     /**
@@ -237,5 +243,19 @@ public class CouponMirror {
     /** Mirrors the coupon again or fails with 404 when it does not exist. */
     public Mono<Coupon> restoreOrNotFound(long couponId) {
         return restore(couponId).switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)));
+    }
+
+    /**
+     * A member's request about a coupon Redis does not hold: {@code charge} (the member's and the address's overall
+     * allowance) is paid first, before MySQL is asked, since the id may be one of any number that do not exist; an id
+     * MySQL said it does not know is answered 404 for a few seconds without asking again ({@link UnknownCoupons}).
+     */
+    public Mono<Coupon> restoreOrNotFound(long couponId, Mono<Void> charge) {
+        return charge.then(Mono.defer(() -> unknown.isUnknown(couponId)
+                ? Mono.<Coupon>error(ApiException.couponNotFound(couponId))
+                : restore(couponId).switchIfEmpty(Mono.error(() -> {
+                    unknown.remember(couponId);
+                    return ApiException.couponNotFound(couponId);
+                }))));
     }
 }

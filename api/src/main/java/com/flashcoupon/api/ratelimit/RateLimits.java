@@ -139,6 +139,37 @@ public class RateLimits {
     }
 
     /**
+     * Charges a request that names no coupon that exists (an id MySQL may not know, read before MySQL is asked) to the
+     * member's and the address's overall allowance, the one the endpoints without a coupon share: a request to a new id
+     * gets no fresh allowance of its own. A 429 when refused; any failure of the check fails closed (503).
+     */
+    public Mono<Void> chargeOverall(String memberId, ServerHttpRequest request) {
+        if (!enabled()) {
+            return Mono.empty();
+        }
+        return Mono.defer(() -> check(memberId, request))
+                .onErrorMap(
+                        error -> !(error instanceof ApiException), error -> ApiException.unavailable("The rate limit"))
+                .flatMap(verdict -> verdict.allowed()
+                        ? Mono.<Void>empty()
+                        : Mono.error(ApiException.rateLimited(verdict.retryAfterSeconds())));
+    }
+
+    /**
+     * Charges a request below {@code /api/} that has no token, or one the decoder refused, to its address's overall
+     * allowance: the seconds to wait when that allowance is used up, 0 when the request is within it (it is then
+     * answered 401). Off, or the check failing, counts as within: the request is refused with a 401 either way.
+     */
+    public Mono<Long> chargeUnauthenticated(ServerHttpRequest request) {
+        if (!addressOn) {
+            return Mono.just(0L);
+        }
+        return Mono.defer(() -> one(ADDRESS_KEY + addresses.of(request), addressOnly, 2))
+                .map(Verdict::retryAfterSeconds)
+                .onErrorReturn(0L);
+    }
+
+    /**
      * The limits of a member endpoint without a coupon: the member's key and the address's, in two slots, so two
      * steps; when the second refuses, the first one's charge is given back.
      */
