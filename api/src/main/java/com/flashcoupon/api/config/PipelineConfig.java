@@ -8,12 +8,19 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.TopicBuilder;
 
 /**
- * The topics the api uses, created when missing (the drainer publishes requests, every instance's live listener reads
- * results), and the clock everything reads. The worker creates the same topics with the same settings: whichever
- * starts first creates them.
+ * The topics the api uses, created when missing (the drainer publishes requests, the live listener reads results),
+ * and the clock everything reads. The worker creates the same topics with the same settings: whichever starts first
+ * creates them. An existing topic is never changed ({@link TopicsLeftAlone}); {@code COUPON_KAFKA_CREATE_TOPICS=false}
+ * creates nothing, for a platform that owns the topics.
  */
 @Configuration(proxyBeanMethods = false)
 class PipelineConfig {
+
+    /** Static: a post-processor is created before the other beans of this class. */
+    @Bean
+    static TopicsLeftAlone topicsLeftAlone() {
+        return new TopicsLeftAlone();
+    }
 
     @Bean
     NewTopic issueRequestedTopic(ApiProperties properties) {
