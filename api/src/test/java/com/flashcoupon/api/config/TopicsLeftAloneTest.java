@@ -16,7 +16,7 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * Issue 27: Spring's KafkaAdmin added partitions to an existing topic whose NewTopic bean asked for more, which moves
- * live coupons to other partitions mid-event. With {@link TopicsLeftAlone} a missing topic is still created, an
+ * live coupons to other partitions mid-event. With {@link PipelineConfig.TopicsLeftAlone} a missing topic is still created, an
  * existing one keeps its partitions.
  */
 class TopicsLeftAloneTest {
@@ -46,7 +46,7 @@ class TopicsLeftAloneTest {
             context.registerBean(KafkaAdmin.class, () -> new KafkaAdmin(config));
             context.registerBean("existing", NewTopic.class, () -> new NewTopic("existing", 3, (short) 1));
             context.registerBean("missing", NewTopic.class, () -> new NewTopic("missing", 2, (short) 1));
-            context.registerBean(TopicsLeftAlone.class, TopicsLeftAlone::new);
+            context.registerBean(PipelineConfig.TopicsLeftAlone.class, PipelineConfig.TopicsLeftAlone::new);
             context.refresh();
         }
         try (Admin admin = Admin.create(config)) {
