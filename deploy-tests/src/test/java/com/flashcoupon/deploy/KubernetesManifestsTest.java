@@ -116,6 +116,10 @@ class KubernetesManifestsTest {
                         .getMaxUnavailable()
                         .getIntVal())
                 .isZero();
+        assertThat(pod.getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(pod.getSecurityContext().getRunAsUser())
+                .as("a numeric user, the image's (runAsNonRoot cannot verify a user name)")
+                .isEqualTo(imageUser());
 
         Service service = one(objects, Service.class, "api");
         assertThat(api.getSpec().getTemplate().getMetadata().getLabels())
@@ -243,6 +247,17 @@ class KubernetesManifestsTest {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+
+    /** The numeric user deploy/Dockerfile's last USER names. */
+    static long imageUser() throws IOException {
+        String user = Files.readAllLines(ROOT.resolve("deploy/Dockerfile")).stream()
+                .filter(line -> line.startsWith("USER "))
+                .reduce((first, second) -> second)
+                .orElseThrow()
+                .substring("USER ".length())
+                .trim();
+        return Long.parseLong(user.split(":")[0]);
+    }
 
     record Result(int exit, String output) {}
 
