@@ -237,6 +237,35 @@ class KubernetesManifestsTest {
                 .allSatisfy(alert -> assertThat(alert.getAnnotations()).containsKey("runbook"));
     }
 
+    /** bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 185 us: 11 pods) and its trigger is openAt's. */
+    @Test
+    void thePlannerSizesASaleAndWritesItsCronTrigger() throws Exception {
+        Result plan = run(
+                List.of(
+                        "bash",
+                        "bin/plan",
+                        "--requests-per-second",
+                        "100000",
+                        "--coupons",
+                        "3",
+                        "--issue-rate",
+                        "2000",
+                        "--open-at",
+                        "2026-12-01T12:00:00Z"),
+                ROOT);
+
+        assertThat(plan.exit()).as(plan.output()).isZero();
+        assertThat(plan.output())
+                .containsPattern("api replicas +11 ")
+                .containsPattern("worker replicas +3 ")
+                .contains("185 us")
+                .contains("start: \"45 11 1 12 *\"")
+                .contains("end: \"30 12 1 12 *\"")
+                .contains("desiredReplicas: \"11\"");
+        Result missing = run(List.of("bash", "bin/plan", "--coupons", "1"), ROOT);
+        assertThat(missing.exit()).isNotZero();
+    }
+
     @Test
     void promtoolAcceptsTheAlertRules() throws Exception {
         assumeTrue(onPath("promtool"), "promtool is not installed (Debian's prometheus package; bin/test installs it)");
