@@ -113,7 +113,10 @@ final class FaultStack implements AutoCloseable {
         return Stack.createCoupon(http(), name, quantity, ratePerSecond);
     }
 
-    /** Waits until the app's readiness probe answers 200 (its Redis, MySQL and Kafka reachable, listeners started). */
+    /**
+     * Waits until the app's whole health answers 200: the instance ready (listeners started) and its Redis, MySQL and
+     * Kafka reachable (readiness alone is the instance itself since issue 27).
+     */
     void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!ready(app)) {
@@ -129,7 +132,7 @@ final class FaultStack implements AutoCloseable {
 
     boolean ready(ChildJvm app) throws InterruptedException {
         int port = app == api ? apiPort : workerPort;
-        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
                 .timeout(Duration.ofSeconds(5))
                 .build();
         try {

@@ -6,6 +6,7 @@ import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
 import com.flashcoupon.api.status.IssuePace;
@@ -46,6 +47,7 @@ class CouponAdminService {
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
     private final Duration announceLead;
+    private final EventList eventList;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -56,8 +58,10 @@ class CouponAdminService {
             IssuePace pace,
             DrawRepository draws,
             TransactionTemplate transaction,
-            AnnounceProperties announce) {
+            AnnounceProperties announce,
+            EventList eventList) {
         this.announceLead = announce.lead();
+        this.eventList = eventList;
         this.pace = pace;
         this.draws = draws;
         this.transaction = transaction;
@@ -85,13 +89,17 @@ class CouponAdminService {
                 request.announceAt() != null
                         ? seconds(request.announceAt())
                         : seconds(request.openAt()).minus(announceLead));
-        return blocking.call(() -> transaction.execute(status -> {
-                    long id = coupons.insert(coupon);
-                    if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
-                        draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
-                    }
-                    return id;
-                }))
+        return blocking.call(() -> {
+                    Long created = transaction.execute(status -> {
+                        long id = coupons.insert(coupon);
+                        if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
+                            draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
+                        }
+                        return id;
+                    });
+                    eventList.changed(); // committed: every instance's drainer lists it at its next tick
+                    return created;
+                })
                 .handle(logging(id -> log.info(
                         "coupon {} created: {} of '{}', {}",
                         id,

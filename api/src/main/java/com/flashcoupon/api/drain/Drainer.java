@@ -4,6 +4,7 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.api.redis.ScriptConnection;
@@ -101,6 +102,7 @@ class Drainer {
     private final long replicaTimeoutMs;
     private final KafkaTemplate<String, Object> kafka;
     private final CouponRepository coupons;
+    private final EventList eventList;
     private final ApiProperties.Drain settings;
     private final ObjectProvider<PublishHook> hooks;
     private final Clock clock;
@@ -122,6 +124,7 @@ class Drainer {
             ScriptConnection scripts,
             KafkaTemplate<String, Object> kafka,
             CouponRepository coupons,
+            EventList eventList,
             ApiProperties properties,
             ObjectProvider<PublishHook> hooks,
             Clock clock,
@@ -136,6 +139,7 @@ class Drainer {
         this.replicaTimeoutMs = properties.redis().replicaTimeout().toMillis();
         this.kafka = kafka;
         this.coupons = coupons;
+        this.eventList = eventList;
         this.settings = properties.drain();
         this.hooks = hooks;
         this.clock = clock;
@@ -153,13 +157,14 @@ class Drainer {
 
     /**
      * One tick: every event that still has state in Redis, as MySQL lists them (a list with no key of its own in
-     * Redis, so it works on a Redis Cluster and no event can fall out of it while it has requests to publish). When
+     * Redis, so it works on a Redis Cluster and no event can fall out of it while it has requests to publish; read
+     * again only when it changed, {@link EventList}). When
      * MySQL cannot answer, the last list it gave is used. A failing coupon does not hold up the others.
      */
     void drainAll() {
         List<Long> ids;
         try {
-            ids = coupons.findWithRedisState(CouponRepository.MAX_LIVE_EVENTS);
+            ids = eventList.withRedisState();
             events = ids;
             if (ids.size() == CouponRepository.MAX_LIVE_EVENTS) {
                 log.warn(

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,6 +130,11 @@ public class LiveStatusHub implements SmartLifecycle {
                 ? IssueStatus.issued(result.couponId(), result.memberId(), result.walletCouponId())
                 : IssueStatus.failed(result.couponId(), result.memberId(), result.failureReason());
         streams.forEach(stream -> stream.finish(status));
+    }
+
+    /** The coupons this instance has open streams for, a live view: the result intake reads their partitions only. */
+    Set<Long> streamedCoupons() {
+        return Collections.unmodifiableSet(coupons.keySet());
     }
 
     /** Open streams of this instance. */
