@@ -10,7 +10,9 @@ import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +44,7 @@ class Drainer implements DisposableBean {
     private final BatchPublisher publisher;
     private final BackendWatch backends;
     private final OutageLog outage;
+    private final Map<Long, Long> pausedUntil = new HashMap<>();
     private boolean kafkaWasDown;
 
     Drainer(
@@ -83,19 +86,35 @@ class Drainer implements DisposableBean {
         pacer.retainOnly(live);
         rates.retainOnly(live);
         lease.retainOnly(live);
+        pausedUntil.keySet().retainAll(live);
         boolean allDrained = true;
         for (long couponId : ids) {
+            Long paused = pausedUntil.get(couponId);
+            if (paused != null && System.nanoTime() - paused < 0) {
+                continue;
+            }
+            pausedUntil.remove(couponId);
             try {
                 drain(couponId);
             } catch (RuntimeException e) {
                 allDrained = false;
-                lease.release(couponId);
+                giveUp(couponId);
                 outage.failed("coupon " + couponId, e);
             }
         }
         if (allDrained) {
             outage.succeeded();
         }
+    }
+
+    /**
+     * After a failed batch: the lease goes back at once and this instance leaves the coupon alone for a lease's
+     * time-to-live, so that another instance claims it first (this one would otherwise claim again on its next tick,
+     * renew, and keep a coupon it cannot publish).
+     */
+    private void giveUp(long couponId) {
+        lease.release(couponId);
+        pausedUntil.put(couponId, System.nanoTime() + settings.leaseTtl().toNanos());
     }
 
     /**

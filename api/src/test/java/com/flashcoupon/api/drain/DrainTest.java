@@ -3,14 +3,17 @@ package com.flashcoupon.api.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.CrashAfterPublish;
+import com.flashcoupon.api.support.HeldAcks;
 import com.flashcoupon.api.support.RequestedRecords;
 import com.flashcoupon.api.support.SlowAcks;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 
@@ -274,5 +278,50 @@ class DrainTest extends ApiTestBase {
     private double malformedFields() {
         var counter = meters.find("coupon.drain.meta.malformed").counter();
         return counter == null ? 0 : counter.count();
+    }
+
+    /**
+     * F5: an api instance that reaches Redis but whose Kafka acknowledgements never come (cut from the broker's
+     * leader) once kept every lease it held: the wait for the acknowledgement renewed it for 30 s, the failure was
+     * followed by a claim that renewed it again, and the coupon stalled on every instance. After a failed batch the
+     * instance gives the lease up, and this one (the test's api) drains the coupon.
+     */
+    @Test
+    void shouldHandTheCouponToAnotherInstanceWhenThisOneGetsNoAcknowledgementFromKafka() {
+        HeldAcks.hold();
+        Map<String, String> settings = Map.of(
+                "spring.kafka.producer.properties.interceptor.classes", HeldAcks.class.getName(),
+                "coupon.drain.tick", "20ms", // it claims before this api does
+                "coupon.drain.adaptive.enabled", "false",
+                "coupon.warmup.requests", "0",
+                "coupon.ratelimit.member-per-second", "0",
+                "coupon.ratelimit.address-per-second", "0");
+        ConfigurableApplicationContext cut = ApiInstance.start(bootstrapServers, settings);
+        try {
+            // the coupon is the cut instance's when it claims first; another coupon when this api did
+            long id = 0;
+            for (int attempt = 0; attempt < 5 && (id == 0 || !HeldAcks.sent(Topics.key(id))); attempt++) {
+                long coupon = createCoupon(30, 1_000);
+                admit(coupon, 30);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> HeldAcks.sent(Topics.key(coupon)) || cursor(coupon) == 30);
+                id = coupon;
+            }
+            assertThat(HeldAcks.sent(Topics.key(id)))
+                    .as("the cut instance took a coupon")
+                    .isTrue();
+            long taken = id;
+
+            await().atMost(Duration.ofSeconds(75)).until(() -> cursor(taken) == 30);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> records.of(taken).stream()
+                                    .map(IssueRequested::sequence)
+                                    .distinct()
+                                    .count()
+                            == 30);
+        } finally {
+            HeldAcks.release(); // before closing it: its producer waits for the held acknowledgements
+            cut.close();
+        }
     }
 }
