@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,7 +35,8 @@ import reactor.netty.resources.ConnectionProvider;
  * interpreted code while the JIT compiles, and a crowd that arrives then waited seconds (bin/demo on a fresh api: p99
  * 2.7 s, p99.9 4.8 s, against tens of milliseconds once warm). So the api first sends itself member requests, through
  * its own HTTP port and the whole stack (security, rate limits, admission script, status, JSON), on a coupon that
- * exists only in Redis ({@link CouponKeys#WARM_UP_ID}), then removes that coupon's keys. It runs in the
+ * exists only in Redis, its own (an id drawn from {@link CouponKeys#WARM_UP_FIRST}'s range, so instances starting
+ * together never share one), then removes that coupon's keys. It runs in the
  * {@link ApplicationReadyEvent}, before Spring Boot marks the api ready, so a load balancer sends nothing meanwhile.
  *
  * <p>Tokens are minted with the HS256 secret when there is one; with a JWK set the api cannot mint any, and warms up
@@ -49,9 +51,18 @@ class WarmUp {
     private final ApiProperties properties;
     private final StringRedisTemplate redis;
 
+    /** This instance's warm-up coupon. */
+    private final long couponId = CouponKeys.WARM_UP_FIRST
+            + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE - CouponKeys.WARM_UP_FIRST + 1);
+
     WarmUp(ApiProperties properties, StringRedisTemplate redis) {
         this.properties = properties;
         this.redis = redis;
+    }
+
+    /** The coupon this instance warms up on. */
+    long couponId() {
+        return couponId;
     }
 
     @EventListener
@@ -75,7 +86,7 @@ class WarmUp {
     }
 
     private int run(int port, ApiProperties.WarmUp settings) {
-        long coupon = CouponKeys.WARM_UP_ID;
+        long coupon = couponId;
         redis.opsForHash()
                 .putAll(
                         CouponKeys.meta(coupon),
@@ -153,7 +164,7 @@ class WarmUp {
 
     private void removeCoupon() {
         try {
-            redis.delete(CouponKeys.state(CouponKeys.WARM_UP_ID));
+            redis.delete(CouponKeys.state(couponId));
         } catch (RuntimeException e) {
             log.warn("the warm-up coupon's keys could not be removed: {}", e.toString());
         }

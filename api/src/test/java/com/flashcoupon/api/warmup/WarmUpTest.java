@@ -15,7 +15,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * The api warms its member path up on a coupon of its own before it is ready, through its own HTTP port, and leaves
- * nothing behind: no key of that coupon in Redis, no row in MySQL.
+ * nothing behind: no key of that coupon in Redis, no row in MySQL. The coupon is its own: another instance's warm-up
+ * coupon is left alone.
  */
 class WarmUpTest {
 
@@ -29,7 +30,16 @@ class WarmUpTest {
                 "coupon.ratelimit.address-per-second", "5", // the warm-up's coupon is not limited by address
                 "coupon.warmup.requests", "300",
                 "coupon.warmup.at-most", "2m"); // all of it, however busy the machine
+        // another instance warming up at the same time, on the id every instance once shared: left alone
+        long other = Long.MAX_VALUE;
+        TestEnvironment.redis().opsForHash().put(CouponKeys.meta(other), "name", "another instance's warm-up");
         try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
+            long own = api.getBean(WarmUp.class).couponId();
+            assertThat(own).isNotEqualTo(other);
+            assertThat(CouponKeys.isWarmUp(own)).isTrue();
+            assertThat(TestEnvironment.redis().hasKey(CouponKeys.meta(other)))
+                    .as("another instance's warm-up coupon")
+                    .isTrue();
             MeterRegistry meters = api.getBean(MeterRegistry.class);
             assertThat(meters.get("coupon.admissions")
                             .tag("outcome", "ADMITTED")
@@ -44,16 +54,17 @@ class WarmUpTest {
                     .isEqualTo(100);
             assertThat(api.getBean(ApplicationAvailability.class).getReadinessState())
                     .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
-            for (String key : CouponKeys.state(CouponKeys.WARM_UP_ID)) {
+            for (String key : CouponKeys.state(own)) {
                 assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
             }
             Long rows = org.springframework.jdbc.core.simple.JdbcClient.create(api.getBean(javax.sql.DataSource.class))
                     .sql("SELECT COUNT(*) FROM coupon WHERE id = ?")
-                    .param(CouponKeys.WARM_UP_ID)
+                    .param(own)
                     .query(Long.class)
                     .single();
             assertThat(rows).isZero();
         } finally {
+            TestEnvironment.redis().delete(CouponKeys.meta(other));
             kafka.destroy();
         }
     }
