@@ -112,7 +112,8 @@ public class CouponRepository {
     /**
      * Counts, when Redis lost the coupon, the admissions it had that were never handed to Kafka: the most the drainer
      * saw, less what MySQL knows was published (or decided). They are added to {@code unknown_count} and the seen
-     * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice.
+     * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice. A
+     * retired event's figures are final: a restore that raced its retirement changes nothing.
      *
      * @return the admissions found unknown now (0 when none, or when another caller counted them)
      */
@@ -127,7 +128,7 @@ public class CouponRepository {
             return 0;
         }
         int counted = jdbc.sql("UPDATE coupon SET unknown_count = unknown_count + ?, admitted_seen_count = ?"
-                        + " WHERE id = ? AND admitted_seen_count = ?")
+                        + " WHERE id = ? AND admitted_seen_count = ? AND retired_at IS NULL")
                 .params(unknown, published, id, coupon.admittedSeenCount())
                 .update();
         return counted == 1 ? unknown : 0;
