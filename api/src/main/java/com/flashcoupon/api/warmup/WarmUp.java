@@ -6,6 +6,9 @@ import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import java.nio.charset.StandardCharsets;
@@ -39,8 +42,10 @@ import reactor.netty.resources.ConnectionProvider;
  * together never share one), then removes that coupon's keys. It runs in the
  * {@link ApplicationReadyEvent}, before Spring Boot marks the api ready, so a load balancer sends nothing meanwhile.
  *
- * <p>Tokens are minted with the HS256 secret when there is one; with a JWK set the api cannot mint any, and warms up
- * the path of a refused token only. The warm-up's admissions show in the admission metrics. A failure (Redis down at
+ * <p>Tokens are minted with the HS256 secret when there is one. With a JWK set the api cannot mint a token it accepts,
+ * but it warms the decoding production runs all the same: RS256 tokens with the issuer and audience it expects,
+ * signed by a throw-away key (a handful, reused: signing is the costly part), go through parsing, the JWK set (fetched
+ * at most once per refresh interval, whatever the kid) and the claim checks to a 401. The warm-up's admissions show in the admission metrics. A failure (Redis down at
  * start) is logged and the api starts anyway.
  */
 @Component
@@ -50,6 +55,8 @@ class WarmUp {
 
     private final ApiProperties properties;
     private final StringRedisTemplate redis;
+
+    private static final int UNKNOWN_KEY_TOKENS = 16;
 
     /** This instance's warm-up coupon. */
     private final long couponId = CouponKeys.WARM_UP_FIRST
@@ -135,11 +142,14 @@ class WarmUp {
                 .onErrorResume(error -> Mono.empty());
     }
 
-    /** A member token the api accepts (HS256 with its secret, its issuer and audience), or a refused one without. */
+    /**
+     * A member token the api accepts (HS256 with its secret, its issuer and audience), or with a JWK set one of a few
+     * RS256 tokens it refuses only for their key.
+     */
     private String token(String subject) {
         ApiProperties.Jwt jwt = properties.jwt();
         if (!StringUtils.hasText(jwt.secret())) {
-            return "not-a-token";
+            return unknownKeyToken(subject.hashCode());
         }
         Instant now = Instant.now();
         JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
@@ -159,6 +169,52 @@ class WarmUp {
             return signed.serialize();
         } catch (JOSEException e) {
             return "not-a-token";
+        }
+    }
+
+    /** Tokens signed by a key no JWK set has, made once per warm-up. */
+    private volatile List<String> unknownKeyTokens;
+
+    private String unknownKeyToken(int member) {
+        List<String> tokens = unknownKeyTokens;
+        if (tokens == null) {
+            tokens = signedByAThrowAwayKey();
+            unknownKeyTokens = tokens;
+        }
+        return tokens.isEmpty() ? "not-a-token" : tokens.get(Math.floorMod(member, tokens.size()));
+    }
+
+    private List<String> signedByAThrowAwayKey() {
+        ApiProperties.Jwt jwt = properties.jwt();
+        try {
+            RSAKey key = new RSAKeyGenerator(2048).keyID("warm-up").generate();
+            RSASSASigner signer = new RSASSASigner(key);
+            Instant now = Instant.now();
+            List<String> tokens = new java.util.ArrayList<>();
+            for (int i = 0; i < UNKNOWN_KEY_TOKENS; i++) {
+                JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
+                        .subject("warm-up-" + i)
+                        .issueTime(Date.from(now))
+                        .expirationTime(Date.from(now.plusSeconds(300)))
+                        .claim("roles", List.of());
+                if (StringUtils.hasText(jwt.issuer())) {
+                    claims.issuer(jwt.issuer());
+                }
+                if (StringUtils.hasText(jwt.audience())) {
+                    claims.audience(jwt.audience());
+                }
+                SignedJWT signed = new SignedJWT(
+                        new JWSHeader.Builder(JWSAlgorithm.RS256)
+                                .keyID(key.getKeyID())
+                                .build(),
+                        claims.build());
+                signed.sign(signer);
+                tokens.add(signed.serialize());
+            }
+            return List.copyOf(tokens);
+        } catch (JOSEException e) {
+            log.debug("no RS256 warm-up tokens: {}", e.toString());
+            return List.of();
         }
     }
 

@@ -3,6 +3,7 @@ package com.flashcoupon.api.warmup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.support.ApiInstance;
+import com.flashcoupon.api.support.JwksServer;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -65,6 +66,36 @@ class WarmUpTest {
             assertThat(rows).isZero();
         } finally {
             TestEnvironment.redis().delete(CouponKeys.meta(other));
+            kafka.destroy();
+        }
+    }
+
+    /**
+     * With a JWK set (production), the warm-up cannot mint a token the api accepts; it once sent "not-a-token", which
+     * warmed only the parse failure. Its RS256 tokens reach the JWK set, the path every member's token takes.
+     */
+    @Test
+    void shouldWarmTheJwkDecodingWhenTokensComeFromAnIdentityProvider() throws Exception {
+        EmbeddedKafkaKraftBroker kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka.warm-up-jwk");
+        kafka.afterPropertiesSet();
+        try (JwksServer idp = new JwksServer()) {
+            idp.serve(JwksServer.newKey("idp-key"));
+            Map<String, String> settings = Map.of(
+                    "coupon.jwt.secret", "",
+                    "coupon.jwt.jwk-set-uri", idp.uri(),
+                    "coupon.jwt.issuer", JwksServer.ISSUER,
+                    "coupon.jwt.audience", JwksServer.AUDIENCE,
+                    "coupon.ratelimit.member-per-second", "0",
+                    "coupon.ratelimit.address-per-second", "0",
+                    "coupon.warmup.requests", "30",
+                    "coupon.warmup.at-most", "2m");
+            try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
+                assertThat(idp.fetches())
+                        .as("the JWK set fetched by the warm-up's tokens")
+                        .isPositive();
+            }
+        } finally {
             kafka.destroy();
         }
     }
