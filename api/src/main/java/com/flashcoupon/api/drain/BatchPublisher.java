@@ -84,9 +84,14 @@ final class BatchPublisher {
         awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));
         published.increment(entries.size());
         hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
-        if (!lease.advance(couponId, last)) {
+        long advanced = lease.advance(couponId, last);
+        if (advanced == 0) {
             throw new LeaseLostException(
                     "lost the drain lease before the cursor moved; the batch may be published twice");
+        }
+        if (advanced < 0) {
+            throw new IllegalStateException("the coupon's queue lost the batch's last member (Redis lost or removed"
+                    + " its keys) before the cursor moved; the restore puts what MySQL knows back");
         }
         ledger.recordPublished(couponId, base + cursor + entries.size(), base + queued);
         return entries.size();

@@ -100,15 +100,17 @@ final class DrainLease {
     /**
      * Moves the cursor just past {@code lastMember} (where it stands now) and renews the lease, only while this
      * instance owns it: a late advance never moves a cursor another instance drains.
+     *
+     * @return 1 when moved, 0 when the lease was lost, -1 when the member is no longer in the queue
      */
-    boolean advance(long couponId, String lastMember) {
+    long advance(long couponId, String lastMember) {
         Long moved = redis.execute(
                 ADVANCE,
                 List.of(CouponKeys.lease(couponId), CouponKeys.cursor(couponId), CouponKeys.queue(couponId)),
                 owner,
                 lastMember,
                 ttl);
-        return moved != null && moved == 1;
+        return moved == null ? 0 : moved;
     }
 
     /** Gives the lease back if this instance still holds it; never fails (it lapses by itself otherwise). */
