@@ -124,8 +124,10 @@ public class CouponRepository {
 
     /**
      * Counts, when Redis lost the coupon, the admissions it had that were never handed to Kafka: the most the drainer
-     * saw, less what MySQL knows was published (or decided, or placed by a recorded draw). They are added to {@code unknown_count} and the seen
-     * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice.
+     * saw, less what MySQL knows was published (or decided, or placed by a recorded draw). They are added to
+     * {@code unknown_count} and the seen figure comes down to what MySQL knows, so a restore run again (its first one
+     * died) adds nothing twice. A retired event's figures are final: a restore that raced its retirement changes
+     * nothing.
      *
      * @return the admissions found unknown now (0 when none, or when another caller counted them)
      */
@@ -147,7 +149,7 @@ public class CouponRepository {
             return 0;
         }
         int counted = jdbc.sql("UPDATE coupon SET unknown_count = unknown_count + ?, admitted_seen_count = ?"
-                        + " WHERE id = ? AND admitted_seen_count = ?")
+                        + " WHERE id = ? AND admitted_seen_count = ? AND retired_at IS NULL")
                 .params(unknown, known, id, coupon.admittedSeenCount())
                 .update();
         return counted == 1 ? unknown : 0;

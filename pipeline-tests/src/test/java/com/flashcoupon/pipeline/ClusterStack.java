@@ -282,7 +282,7 @@ final class ClusterStack implements AutoCloseable {
 
     /**
      * The apps' own drain scripts with the lease check taken out (switch {@code lease}): every instance claims, renews
-     * and advances whoever holds the lease; the cursor's compare-and-set in {@code drain_advance.lua} stays. Patched
+     * and advances whoever holds the lease; {@code drain_advance.lua} still moves the cursor only forward. Patched
      * from the scripts on the class path, so the rest of each script is whatever the api ships; a patch that no longer
      * applies fails here, not silently.
      */

@@ -396,6 +396,53 @@ class FaultSuiteTest {
                 lost.size() + " results lost after the event settled, put back by the retirement job's repair");
     }
 
+    /**
+     * MySQL answers, but every reply is held 8 s (a database at its limit, or the coupon row locked by a long
+     * transaction) while a backlog drains: the drain must neither stall nor publish a batch again, and nothing is lost
+     * (issue 25, F1).
+     */
+    @Test
+    @Order(8)
+    void shouldLoseNothingWhenMysqlHoldsItsRepliesForEightSecondsDuringABacklog() throws Exception {
+        long couponId = stack.createCoupon("MySQL slow", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "slow");
+        awaitWallets(couponId, 60);
+
+        stack.mysql.holdReplies();
+        Thread.sleep(Duration.ofSeconds(8));
+        stack.mysql.releaseReplies();
+        long releasedAt = System.nanoTime();
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc, "MySQL replies held 8 s during a backlog (TCP proxy)", couponId, accepted, releasedAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    /**
+     * A second api instance that reaches Redis and MySQL but not Kafka runs its drainer through a whole crowd: it must
+     * not keep the coupon's lease (issue 25, F5), so the other instance drains it and nothing is lost.
+     */
+    @Test
+    @Order(9)
+    void shouldLoseNothingWhenAnApiInstanceIsCutFromKafkaButNotRedis() throws Exception {
+        try (ChildJvm cut = stack.startApiCutFromKafka()) {
+            long startedAt = System.nanoTime();
+            long couponId = stack.createCoupon("Kafka cut for one api", STOCK, RATE);
+            CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "cut");
+
+            Set<String> accepted = stack.accepted(couponId, crowd.get());
+            FaultReport.settleAndCheck(
+                    stack.jdbc,
+                    "a second api cut from Kafka, not Redis, draining through the crowd",
+                    couponId,
+                    accepted,
+                    startedAt,
+                    "");
+            FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+        }
+    }
+
     private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
         List<String> members = Crowd.members(prefix, CROWD);
         return CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32));

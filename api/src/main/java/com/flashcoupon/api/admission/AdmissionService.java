@@ -139,9 +139,13 @@ class AdmissionService {
 
     private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
         Admission admission = ran.admission();
-        outcomes.get(admission.outcome()).increment();
         gate.learn(couponId, admission);
-        Mono<Answer> answer = answer(couponId, memberId, admission);
+        // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
+        // 202 into a 503 (F18)
+        Mono<Answer> answer = Mono.defer(() -> {
+            outcomes.get(admission.outcome()).increment();
+            return answer(couponId, memberId, admission);
+        });
         boolean promise = switch (admission.outcome()) {
             case ADMITTED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> true;
             case ALREADY_ASKED -> admission.result().isEmpty();

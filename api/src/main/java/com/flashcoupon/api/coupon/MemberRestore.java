@@ -142,7 +142,8 @@ public class MemberRestore {
                         List.of(
                                 CouponKeys.queue(couponId),
                                 CouponKeys.result(couponId),
-                                CouponKeys.restoring(couponId)),
+                                CouponKeys.restoring(couponId),
+                                CouponKeys.retired(couponId)),
                         args)
                 .next()
                 .flatMap(added -> added < 0 ? Mono.error(new LockLost(couponId)) : Mono.just(added));

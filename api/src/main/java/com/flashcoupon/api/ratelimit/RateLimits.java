@@ -107,14 +107,14 @@ public class RateLimits {
 
     /**
      * This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. The api's
-     * own warm-up coupon ({@link CouponKeys#WARM_UP_ID}) has the member limit alone: its requests all come from the api.
+     * own warm-up coupons ({@link CouponKeys#isWarmUp}) has the member limit alone: its requests all come from the api.
      */
     public CouponLimits forCoupon(long couponId, String memberId, ServerHttpRequest request) {
         String address = addressOn ? addresses.of(request) : "";
         return new CouponLimits(
                 CouponKeys.memberLimit(couponId, memberId),
                 CouponKeys.addressLimit(couponId, address),
-                couponId == CouponKeys.WARM_UP_ID ? memberLimitOnly : both);
+                CouponKeys.isWarmUp(couponId) ? memberLimitOnly : both);
     }
 
     /**
