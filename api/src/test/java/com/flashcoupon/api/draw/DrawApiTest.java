@@ -238,9 +238,6 @@ class DrawApiTest extends ApiTestBase {
                         .as("%s is queued at the sequence of its place", placed.getKey())
                         .isEqualTo((double) sequence);
             }
-            assertThat(redis.opsForValue().get(CouponKeys.cursor(id)))
-                    .as("the cursor stands at the first of them")
-                    .isEqualTo("0");
             assertThat(redis.opsForZSet().zCard(CouponKeys.queue(id))).isEqualTo(unpublished);
             assertThat(jdbc.sql("SELECT unknown_count FROM coupon WHERE id = ?")
                             .param(id)
