@@ -8,6 +8,7 @@ import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
+import com.flashcoupon.api.gate.GateAdmin;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.db.Coupon;
@@ -44,6 +45,7 @@ class CouponAdminService {
     private final IssuePace pace;
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
+    private final GateAdmin gates;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -53,7 +55,9 @@ class CouponAdminService {
             Clock clock,
             IssuePace pace,
             DrawRepository draws,
-            TransactionTemplate transaction) {
+            TransactionTemplate transaction,
+            GateAdmin gates) {
+        this.gates = gates;
         this.pace = pace;
         this.draws = draws;
         this.transaction = transaction;
@@ -83,6 +87,7 @@ class CouponAdminService {
                     if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
                         draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
                     }
+                    gates.create(id, request.gate());
                     return id;
                 }))
                 .handle(logging(id -> log.info(

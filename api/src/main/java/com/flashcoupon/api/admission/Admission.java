@@ -39,7 +39,11 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
          * in the draw, asked before it was made; as {@link #DRAW_ENTERED}, with {@code result} {@code "DRAWING"} once
          * the window is closed (the entrants and places it froze)
          */
-        DRAW_ASKED_BEFORE;
+        DRAW_ASKED_BEFORE,
+        /** admit.lua's code 9, another change's (the limits'); this one answers it as unavailable */
+        RESERVED_9,
+        /** refused by the gate (gate.lua, issue 26): {@code sequence} is the reason */
+        GATE_REFUSED;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

@@ -45,7 +45,7 @@ class AdmissionController {
     Mono<ResponseEntity<Object>> request(
             @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         return admissions
-                .admit(couponId, jwt.getSubject(), request)
+                .admit(couponId, jwt.getSubject(), jwt.getClaims(), request)
                 .map(answer -> ResponseEntity.status(answer.newlyAdmitted() ? HttpStatus.ACCEPTED : HttpStatus.OK)
                         .location(URI.create("/api/v1/coupons/" + couponId + "/issue-requests/me"))
                         .body(answer.status()));

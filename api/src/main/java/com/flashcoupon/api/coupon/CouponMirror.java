@@ -3,6 +3,7 @@ package com.flashcoupon.api.coupon;
 import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
 import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.gatestate.GateMirror;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -46,13 +47,16 @@ public class CouponMirror {
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
     private final MemberRestore members;
+    private final GateMirror gates;
 
     CouponMirror(
             ReactiveStringRedisTemplate redis,
             CouponRepository coupons,
             BlockingIo blocking,
             RetiredCoupons retired,
-            MemberRestore members) {
+            MemberRestore members,
+            GateMirror gates) {
+        this.gates = gates;
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
@@ -138,6 +142,12 @@ public class CouponMirror {
         // anything MySQL knows of its admissions makes a lost coupon go through the restore (members, unknown count)
         long known = Math.max(base, coupon.admittedSeenCount());
         List<String> keys = keys(id);
+        // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
+        return gates.prepare(id).flatMap(gate -> script(coupon, token, keys, base, known, gate));
+    }
+
+    private Mono<Long> script(Coupon coupon, String token, List<String> keys, long base, long known, String gate) {
+        long id = coupon.id();
         List<String> args = List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
@@ -149,7 +159,10 @@ public class CouponMirror {
                 Long.toString(coupon.version()),
                 Long.toString(known),
                 token,
-                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()));
+                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()),
+                "", // 12: drawn (not passed here)
+                "", // 13: the limits' change
+                gate);
         return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
             if (outcome == RESTORED && base > 0) {
                 log.error(
