@@ -173,4 +173,36 @@ class GateScriptTest {
                         CouponKeys.wouldRefuse(7, "list"),
                         CouponKeys.wouldRefuse(7, "claims"));
     }
+
+    /**
+     * What the gate adds to one admission script, printed (GATE-COST-FIGURE), never asserted: admissions of distinct
+     * members on an event without a gate and on one with a list and a claim rule, interleaved so that the machine's
+     * load falls on both alike (each call is a round trip through the template).
+     */
+    @Test
+    void printWhatTheGateCosts() {
+        int members = 5_000;
+        long plain = coupon(members * 2, Map.of());
+        long gated = coupon(members * 2, Map.of("elig", "1", "eligN", "1", "claims", "tier\tGOLD\n", "eligMode", "E"));
+        String[] listed = new String[members];
+        for (int i = 0; i < members; i++) {
+            listed[i] = "m-" + i;
+        }
+        redis.opsForSet().add(CouponKeys.eligible(gated), listed);
+        long plainNanos = 0;
+        long gatedNanos = 0;
+        for (int i = 0; i < members; i++) {
+            long started = System.nanoTime();
+            admit(plain, listed[i], "\n", "");
+            plainNanos += System.nanoTime() - started;
+            started = System.nanoTime();
+            admit(gated, listed[i], "\ntier\tGOLD\n", "");
+            gatedNanos += System.nanoTime() - started;
+        }
+        System.out.printf(
+                "GATE-COST-FIGURE %d admissions each: %.1f µs per call without a gate, %.1f µs with a list and a claim"
+                        + " rule%n",
+                members, plainNanos / 1e3 / members, gatedNanos / 1e3 / members);
+        assertThat(queued(gated)).isEqualTo(members);
+    }
 }
