@@ -218,4 +218,40 @@ class HumanCheckApiTest extends ApiTestBase {
 
         assertThat(redis.opsForZSet().zCard(CouponKeys.queue(id))).isZero();
     }
+
+    /**
+     * What a siteverify check adds to an admission, printed (SITEVERIFY-COST-FIGURE), never asserted: admissions of
+     * distinct members on an event without a check and on a siteverify one (a local verifier answering at once),
+     * interleaved, one at a time, end to end through HTTP.
+     */
+    @Test
+    void printWhatASiteverifyCheckCosts() {
+        long plain = createCoupon(1_000, 1);
+        long checked = createCoupon(Map.of(
+                "name",
+                "Checked",
+                "totalQuantity",
+                1_000,
+                "openAt",
+                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                1,
+                "humanCheck",
+                Map.of("type", "SITEVERIFY")));
+        int members = 200;
+        long plainNanos = 0;
+        long checkedNanos = 0;
+        for (int i = 0; i < members; i++) {
+            long started = System.nanoTime();
+            ask(plain, "cost-" + i, null).expectStatus().isAccepted();
+            plainNanos += System.nanoTime() - started;
+            started = System.nanoTime();
+            ask(checked, "cost-" + i, HUMAN).expectStatus().isAccepted();
+            checkedNanos += System.nanoTime() - started;
+        }
+        System.out.printf(
+                "SITEVERIFY-COST-FIGURE %d admissions each: %.2f ms without a check, %.2f ms with siteverify (local"
+                        + " verifier)%n",
+                members, plainNanos / 1e6 / members, checkedNanos / 1e6 / members);
+    }
 }
