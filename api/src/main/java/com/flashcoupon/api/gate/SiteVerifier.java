@@ -2,15 +2,18 @@ package com.flashcoupon.api.gate;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.netty.channel.ChannelOption;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.stereotype.Component;
 import org.springframework.util.LinkedMultiValueMap;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
+import reactor.netty.http.client.HttpClient;
 
 /**
  * Checks a human-check service's token with the {@code siteverify} protocol Turnstile, reCAPTCHA and hCaptcha share:
@@ -28,7 +31,16 @@ class SiteVerifier {
     private final Timer latency;
 
     SiteVerifier(HumanCheckProperties properties, MeterRegistry meters) {
-        this.client = WebClient.create();
+        // the time-out is the connection's own (a read time-out on its event loop), so that a service that never
+        // answers
+        // is given up without a cancel from another thread; the Mono's timeout below is only a backstop
+        HttpClient http = HttpClient.create()
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                        properties.verifyTimeout().toMillis())
+                .responseTimeout(properties.verifyTimeout());
+        this.client = WebClient.builder()
+                .clientConnector(new ReactorClientHttpConnector(http))
+                .build();
         this.properties = properties;
         this.latency = Timer.builder("coupon.human.check.siteverify")
                 .description("Time the siteverify service took to answer one admission's token")
@@ -54,7 +66,7 @@ class SiteVerifier {
                 .body(BodyInserters.fromFormData(form))
                 .retrieve()
                 .bodyToMono(Map.class)
-                .timeout(properties.verifyTimeout())
+                .timeout(properties.verifyTimeout().multipliedBy(2))
                 .map(answer -> Boolean.TRUE.equals(answer.get("success")) ? "S" : "X")
                 .onErrorResume(error -> {
                     log.warn("the siteverify service did not answer: {}", error.toString());
