@@ -8,7 +8,7 @@
 -- Returns {outcome, a, b, c, d, e}:
 --   0 mirror missing (the api restores it from MySQL and asks again; it never guesses), nothing charged
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
---   1 admitted: a = sequence, b = done, c = rate
+--   1 admitted: a = sequence, b = done, c = rate, e = the gate's COUNT_ONLY rules that would have refused (gate.lua)
 --   2 asked before: a = the same sequence, b = done, c = rate, d = the member's result ('' while waiting)
 --   3 sold out, 4 not open yet (a = openAt), 5 closed: c = rate
 --   7 in the draw of a RANDOMIZED_START event, newly (within its window): a = the entrants so far, b = drawAt,
@@ -28,7 +28,7 @@ if refused > 0 then
   return {6, refused, wait, 0, '', 0}
 end
 -- gate (issue 26): who the event is for
-local not_for = gate_eligibility(KEYS[1], KEYS[10], KEYS[5], KEYS[11], KEYS[12], ARGV[1], ARGV[6])
+local not_for, gate_would = gate_eligibility(KEYS[1], KEYS[10], KEYS[5], KEYS[11], KEYS[12], ARGV[1], ARGV[6])
 if not_for == 'missing' then
   return {0, 0, 0, 0, '', 0}
 elseif not_for > 0 then
@@ -85,4 +85,4 @@ if redis.call('ZCARD', KEYS[2]) + tonumber(meta[6] or '0') + held >= tonumber(me
 end
 seq = redis.call('INCR', KEYS[3])
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
-return {1, seq, done, rate, '', 0}
+return {1, seq, done, rate, '', gate_would or 0}

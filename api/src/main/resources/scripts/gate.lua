@@ -25,7 +25,8 @@ local function gate_claims_hold(rules, claims)
 end
 
 -- 0 when the member is one the event is for; else the refusing rule (1 list, 2 claims), counted in stats. In
--- COUNT_ONLY mode it always answers 0 and adds the member to each refusing rule's HyperLogLog instead.
+-- COUNT_ONLY mode it always answers 0 and adds the member to each refusing rule's HyperLogLog instead, and answers as
+-- a second value which rules would have refused (1 the list, 2 the claims, 3 both) for the api's metric.
 -- Returns 'missing' when the list was lost from Redis while the meta stayed: the api mirrors the event again.
 local function gate_eligibility(meta_key, list_key, stats_key, would_list, would_claims, member, claims)
   local g = redis.call('HMGET', meta_key, 'elig', 'claims', 'eligMode', 'eligN')
@@ -44,7 +45,7 @@ local function gate_eligibility(meta_key, list_key, stats_key, would_list, would
     if claims_fail then
       redis.call('PFADD', would_claims, member)
     end
-    return 0
+    return 0, (list_fails and 1 or 0) + (claims_fail and 2 or 0)
   end
   if list_fails then
     redis.call('HINCRBY', stats_key, 'refusedList', 1)

@@ -6,6 +6,7 @@ package com.flashcoupon.api.admission;
  * the draw's outcomes only.
  */
 record Admission(Outcome outcome, long sequence, long done, int rate, String result, long places) {
+    // for ADMITTED, places carries the gate's COUNT_ONLY flags instead (admit.lua's e: 1 list, 2 claims)
 
     Admission(Outcome outcome, long sequence, long done, int rate) {
         this(outcome, sequence, done, rate, "", 0);

@@ -170,6 +170,9 @@ class AdmissionService {
     private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
         Admission admission = ran.admission();
         outcomes.get(admission.outcome()).increment();
+        if (admission.outcome() == Admission.Outcome.ADMITTED) {
+            gateChecks.countWouldRefuse(admission.places()); // the gate's COUNT_ONLY mode (issue 26)
+        }
         gate.learn(couponId, admission);
         Mono<Answer> answer = answer(couponId, memberId, admission);
         boolean promise = switch (admission.outcome()) {

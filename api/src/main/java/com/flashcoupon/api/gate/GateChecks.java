@@ -30,6 +30,8 @@ public class GateChecks {
     private final ProofOfWork proofs;
     private final SiteVerifier siteverify;
     private final Counter[] refusals = new Counter[6];
+    private final Counter wouldRefuseList;
+    private final Counter wouldRefuseClaims;
 
     GateChecks(ProofOfWork proofs, SiteVerifier siteverify, MeterRegistry meters) {
         this.proofs = proofs;
@@ -40,6 +42,25 @@ public class GateChecks {
                     .description("Admissions the gate refused (issue 26), by rule")
                     .tag("rule", rules[i])
                     .register(meters);
+        }
+        this.wouldRefuseList = wouldRefuse(meters, "list");
+        this.wouldRefuseClaims = wouldRefuse(meters, "claims");
+    }
+
+    private static Counter wouldRefuse(MeterRegistry meters, String rule) {
+        return Counter.builder("coupon.admission.gate.would.refuse")
+                .description("Members admitted by an event in COUNT_ONLY mode whom a rule would have refused")
+                .tag("rule", rule)
+                .register(meters);
+    }
+
+    /** An admission in COUNT_ONLY mode that a rule would have refused: admit.lua's flags (1 list, 2 claims). */
+    public void countWouldRefuse(long flags) {
+        if ((flags & 1) != 0) {
+            wouldRefuseList.increment();
+        }
+        if ((flags & 2) != 0) {
+            wouldRefuseClaims.increment();
         }
     }
 

@@ -111,10 +111,16 @@ class GateScriptTest {
         long id = coupon(10, Map.of("elig", "1", "eligN", "1", "claims", "tier\tGOLD\n", "eligMode", "C"));
         redis.opsForSet().add(CouponKeys.eligible(id), "listed");
 
-        assertThat(admit(id, "listed", "\ntier\tGOLD\n", "").outcome()).isEqualTo(Admission.Outcome.ADMITTED);
-        assertThat(admit(id, "x", "\ntier\tGOLD\n", "").outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        Admission listed = admit(id, "listed", "\ntier\tGOLD\n", "");
+        Admission x = admit(id, "x", "\ntier\tGOLD\n", "");
+        assertThat(listed.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(listed.places()).as("no rule would have refused").isZero();
+        assertThat(x.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(x.places()).as("the list would have refused").isEqualTo(1);
         assertThat(admit(id, "x", "\ntier\tGOLD\n", "").outcome()).isEqualTo(Admission.Outcome.ALREADY_ASKED);
-        assertThat(admit(id, "y", "\n", "").outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(id, "y", "\n", "").places())
+                .as("both rules would have refused")
+                .isEqualTo(3);
 
         assertThat(redis.opsForHyperLogLog().size(CouponKeys.wouldRefuse(id, "list")))
                 .isEqualTo(2);
