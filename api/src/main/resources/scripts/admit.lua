@@ -14,12 +14,14 @@
 --   7 in the draw of a RANDOMIZED_START event, newly (within its window): a = the entrants so far, b = drawAt,
 --     c = rate, e = the places the draw would give them now; 8 the same, asked before (d = 'DRAWING' once the window
 --     is closed and the draw is being made: a and e are then what the window froze)
+--   9 not announced yet: before the event's announceAt, members are answered as for a coupon that does not exist
+--     (charged to the rate limits like any admission)
 --   10 refused by the gate (gate.lua), nothing written but its counter: a = 1 not on the list, 2 a claim rule,
 --      3 proof required, 4 proof invalid, 5 human-check service unavailable, 6 a token to check first; c = rate
 --   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not placed)
 -- The stock cap counts the queue, base (admissions known only as a count after a Redis loss) and held (places of a
 -- closed window that the draw job has not written into the queue yet).
-local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base')
+local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base', 'announceAt')
 if not meta[1] then
   return {0, 0, 0, 0, '', 0}
 end
@@ -27,16 +29,19 @@ local refused, wait = check_limits(7, 2, 2)
 if refused > 0 then
   return {6, refused, wait, 0, '', 0}
 end
--- gate (issue 26): who the event is for
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local rate = tonumber(meta[5])
+if now < (tonumber(meta[7] or '0') or 0) then
+  return {9, 0, 0, 0, '', 0}
+end
+-- gate (issue 26): who the event is for, told only once the event is announced
 local not_for, gate_would = gate_eligibility(KEYS[1], KEYS[10], KEYS[5], KEYS[11], KEYS[12], ARGV[1], ARGV[6])
 if not_for == 'missing' then
   return {0, 0, 0, 0, '', 0}
 elseif not_for > 0 then
   return {10, not_for, 0, tonumber(meta[5]), '', 0}
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local rate = tonumber(meta[5])
 if now < tonumber(meta[2]) then
   return {4, tonumber(meta[2]), 0, rate, '', 0}
 end

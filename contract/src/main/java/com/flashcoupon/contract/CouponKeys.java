@@ -34,10 +34,25 @@ public final class CouponKeys {
     public static final String FAILED_PREFIX = "F:";
 
     /**
-     * A coupon id no event has (MySQL's ids count up from 1): the api warms its request path up on it, in Redis alone,
-     * before it reports ready, and removes its keys after. No drainer or worker ever sees it: events come from MySQL.
+     * The first of the coupon ids reserved for warm-ups, far above any event's (MySQL's ids count up from 1): each api
+     * instance warms its request path up on an id of its own drawn from {@code [WARM_UP_FIRST, Long.MAX_VALUE]}, in
+     * Redis alone, before it reports ready, and removes its keys after. Instances that start together (a rollout, a
+     * scale-up) once shared one id, and the first to finish deleted the others' coupon under them. No drainer or
+     * worker ever sees these ids: events come from MySQL.
      */
+    public static final long WARM_UP_FIRST = Long.MAX_VALUE - (1L << 40) + 1;
+
+    /**
+     * The id every instance once warmed up on: one of the reserved range, kept for code written against it (a check
+     * for a warm-up coupon is {@link #isWarmUp}).
+     */
+    @Deprecated
     public static final long WARM_UP_ID = Long.MAX_VALUE;
+
+    /** Whether the id is one of the warm-ups' ({@link #WARM_UP_FIRST}). */
+    public static boolean isWarmUp(long couponId) {
+        return couponId >= WARM_UP_FIRST;
+    }
 
     private CouponKeys() {}
 

@@ -32,7 +32,8 @@ record AdminCouponView(
         Coupon.Queueing queueing,
         @JsonInclude(JsonInclude.Include.NON_NULL) Integer queueingWindowSeconds,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant announceAt) {
 
     /**
      * A RANDOMIZED_START event's draw (docs/architecture.md, "A draw anyone can check"): the commitment from the
@@ -173,7 +174,8 @@ record AdminCouponView(
                 coupon.queueing(),
                 coupon.drawAt() == null ? null : coupon.queueingWindowSeconds(),
                 coupon.drawAt(),
-                draw == null ? null : Draw.of(draw, state));
+                draw == null ? null : Draw.of(draw, state),
+                coupon.announceAt());
     }
 
     /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */

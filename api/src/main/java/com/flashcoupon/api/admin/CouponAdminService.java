@@ -6,6 +6,7 @@ import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
 import com.flashcoupon.api.gate.GateAdmin;
@@ -15,6 +16,7 @@ import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import com.flashcoupon.db.NewCoupon;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -46,6 +48,8 @@ class CouponAdminService {
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
     private final GateAdmin gates;
+    private final Duration announceLead;
+    private final EventList eventList;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -56,7 +60,11 @@ class CouponAdminService {
             IssuePace pace,
             DrawRepository draws,
             TransactionTemplate transaction,
+            AnnounceProperties announce,
+            EventList eventList,
             GateAdmin gates) {
+        this.announceLead = announce.lead();
+        this.eventList = eventList;
         this.gates = gates;
         this.pace = pace;
         this.draws = draws;
@@ -81,15 +89,22 @@ class CouponAdminService {
                 request.issueRatePerSecond(),
                 request.validDaysOrDefault(),
                 request.queueingOrDefault(),
-                request.queueingWindowSecondsOrZero());
-        return blocking.call(() -> transaction.execute(status -> {
-                    long id = coupons.insert(coupon);
-                    if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
-                        draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
-                    }
-                    gates.create(id, request.gate());
-                    return id;
-                }))
+                request.queueingWindowSecondsOrZero(),
+                request.announceAt() != null
+                        ? seconds(request.announceAt())
+                        : seconds(request.openAt()).minus(announceLead));
+        return blocking.call(() -> {
+                    Long created = transaction.execute(status -> {
+                        long id = coupons.insert(coupon);
+                        if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
+                            draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
+                        }
+                        gates.create(id, request.gate());
+                        return id;
+                    });
+                    eventList.changed(); // committed: every instance's drainer lists it at its next tick
+                    return created;
+                })
                 .handle(logging(id -> log.info(
                         "coupon {} created: {} of '{}', {}",
                         id,

@@ -15,7 +15,8 @@ import java.time.Instant;
 /**
  * {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30, {@code queueing} to FIFO;
  * RANDOMIZED_START takes {@code queueingWindowSeconds}, the window after {@code openAt} whose members are placed by a
- * draw.
+ * draw. {@code announceAt}, from when members may see the event, defaults to {@code openAt} minus {@code
+ * COUPON_ANNOUNCE_LEAD} and is never after {@code openAt}.
  */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
@@ -26,6 +27,7 @@ record CreateCouponRequest(
         @Min(1) @Max(3650) Integer validDays,
         Coupon.Queueing queueing,
         @Min(1) @Max(3600) Integer queueingWindowSeconds,
+        @StorableTime Instant announceAt,
         // the gate (issue 26): who the event is for, and its human check
         @Valid GateRequest.Eligibility eligibility,
         GateSettings.Mode eligibilityMode,
@@ -46,6 +48,13 @@ record CreateCouponRequest(
         Instant opens = CouponAdminService.seconds(openAt);
         Instant lastOfWindow = queueingWindowSeconds == null ? opens : opens.plusSeconds(queueingWindowSeconds);
         return CouponAdminService.seconds(closeAt).isAfter(lastOfWindow);
+    }
+
+    @AssertTrue(message = "must not be after openAt")
+    boolean isAnnounceAt() {
+        return announceAt == null
+                || openAt == null
+                || !CouponAdminService.seconds(announceAt).isAfter(CouponAdminService.seconds(openAt));
     }
 
     @AssertTrue(message = "RANDOMIZED_START needs queueingWindowSeconds (1 to 3600); FIFO takes none")

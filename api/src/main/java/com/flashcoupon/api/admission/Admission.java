@@ -41,8 +41,8 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
          * the window is closed (the entrants and places it froze)
          */
         DRAW_ASKED_BEFORE,
-        /** admit.lua's code 9, another change's (the limits'); this one answers it as unavailable */
-        RESERVED_9,
+        /** before the event's announceAt: answered as for a coupon that does not exist (admit.lua's 9) */
+        NOT_ANNOUNCED,
         /** refused by the gate (gate.lua, issue 26): {@code sequence} is the reason */
         GATE_REFUSED;
 

@@ -141,7 +141,7 @@ class AdmissionService {
         return runScript(couponId, memberId, charged, presented)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
                         ? checked(couponId, memberId, charged, presented, request, ran)
-                        : mirror.restoreOrNotFound(couponId)
+                        : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged).then(answerRetired(coupon, memberId))
                                         : runScript(couponId, memberId, charged, presented)
@@ -169,12 +169,16 @@ class AdmissionService {
 
     private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
         Admission admission = ran.admission();
-        outcomes.get(admission.outcome()).increment();
-        if (admission.outcome() == Admission.Outcome.ADMITTED) {
-            gateChecks.countWouldRefuse(admission.places()); // the gate's COUNT_ONLY mode (issue 26)
-        }
         gate.learn(couponId, admission);
-        Mono<Answer> answer = answer(couponId, memberId, admission);
+        // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
+        // 202 into a 503 (F18)
+        Mono<Answer> answer = Mono.defer(() -> {
+            outcomes.get(admission.outcome()).increment();
+            if (admission.outcome() == Admission.Outcome.ADMITTED) {
+                gateChecks.countWouldRefuse(admission.places()); // the gate's COUNT_ONLY mode (issue 26)
+            }
+            return answer(couponId, memberId, admission);
+        });
         boolean promise = switch (admission.outcome()) {
             case ADMITTED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> true;
             case ALREADY_ASKED -> admission.result().isEmpty();
@@ -263,9 +267,10 @@ class AdmissionService {
                                 pace.pace(couponId, admission.rate()))));
             case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));
             case SOLD_OUT -> Mono.error(ApiException.soldOut(couponId));
+            case NOT_ANNOUNCED -> Mono.error(ApiException.couponNotFound(couponId));
             case NOT_OPEN_YET -> Mono.error(ApiException.notOpenYet(couponId));
             case CLOSED -> Mono.error(ApiException.closed(couponId));
-            case MIRROR_MISSING, RESERVED_9 -> Mono.error(ApiException.unavailable("The coupon's admission state"));
+            case MIRROR_MISSING -> Mono.error(ApiException.unavailable("The coupon's admission state"));
             case GATE_REFUSED -> Mono.error(gateChecks.refusal(couponId, admission.sequence()));
         };
     }
