@@ -83,12 +83,13 @@ class EligibilityApiTest extends ApiTestBase {
     }
 
     /**
-     * Opens the event now, as if its openAt had come: the row's openAt moves to the past and Redis' copy of the meta
+     * Opens the event now, as if its openAt had come: the row's openAt (and announceAt) moves to the past and Redis' copy of the meta
      * goes, so that the next admission mirrors the event again from MySQL (the path of a meta lost from Redis).
      */
     private void open(long id) {
-        jdbc.sql("UPDATE coupon SET open_at = ?, version = version + 1 WHERE id = ?")
-                .params(java.sql.Timestamp.from(Instant.now().minusSeconds(60)), id)
+        var past = java.sql.Timestamp.from(Instant.now().minusSeconds(60));
+        jdbc.sql("UPDATE coupon SET open_at = ?, announce_at = ?, version = version + 1 WHERE id = ?")
+                .params(past, past, id)
                 .update();
         redis.delete(CouponKeys.meta(id));
     }
