@@ -12,6 +12,7 @@
 --          window again on an empty draw; the members it left out are answered from MySQL), else '0'
 --       13 announceAt: from when members may see the event (epoch ms), 0 when they always may (admit.lua answers
 --          outcome 9 before it, coupon_state.lua returns it)
+--       14 the gate (issue 26, gate.lua), when given: elig, eligMode, eligN, human, bits, claims, separated by '\r'
 -- Returns 1 when the coupon was already mirrored (and is now updated), 0 when this call restored (or created) it,
 --         2 when Redis holds a newer version (a stale snapshot: nothing written, so a close is never undone),
 --         3 when the event is retired (nothing written: a retired event never comes back into Redis),
@@ -42,6 +43,17 @@ redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3]
   'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0', 'announceAt', ARGV[13] or '0')
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'drawn', '1')
+end
+-- gate (issue 26): the eligibility rules and the human check, split from ARGV[14]
+if ARGV[14] and ARGV[14] ~= '' then
+  local g, from = {}, 1
+  for i = 1, 5 do
+    local at = string.find(ARGV[14], '\r', from, true)
+    g[i] = string.sub(ARGV[14], from, at - 1)
+    from = at + 1
+  end
+  redis.call('HSET', KEYS[1], 'elig', g[1], 'eligMode', g[2], 'eligN', g[3], 'human', g[4], 'bits', g[5],
+    'claims', string.sub(ARGV[14], from))
 end
 if lost then
   -- The queue holds the members MySQL decided (restored, or recorded by the worker meanwhile), all published:

@@ -125,7 +125,7 @@ public final class CouponKeys {
 
     /**
      * The keys {@code scripts/admit.lua} takes, in its order: meta, queue, seq, done, stats, result, then the two
-     * limits' keys ({@link #memberLimit}, {@link #addressLimit}), then the {@link #draw}. One list for the api, the bench's raw runs and its
+     * limits' keys ({@link #memberLimit}, {@link #addressLimit}), then the {@link #draw}, then the gate's {@link #eligible} and two {@link #wouldRefuse}. One list for the api, the bench's raw runs and its
      * reference server.
      */
     public static String[] admission(long couponId, String memberLimitKey, String addressLimitKey) {
@@ -138,7 +138,11 @@ public final class CouponKeys {
             result(couponId),
             memberLimitKey,
             addressLimitKey,
-            draw(couponId)
+            draw(couponId),
+            // the gate (issue 26): eligibility list and COUNT_ONLY's would-be refusals per rule
+            eligible(couponId),
+            wouldRefuse(couponId, "list"),
+            wouldRefuse(couponId, "claims")
         };
     }
 
@@ -155,6 +159,35 @@ public final class CouponKeys {
                 lease(couponId),
                 restoring(couponId),
                 draw(couponId),
-                drawLease(couponId));
+                drawLease(couponId),
+                eligible(couponId),
+                eligibleVersion(couponId),
+                wouldRefuse(couponId, "list"),
+                wouldRefuse(couponId, "claims"));
+    }
+
+    // ---- the gate (issue 26): who an event is for ----
+
+    /** The members an event with an eligibility list admits (a set), loaded from MySQL ({@link #eligibleVersion}). */
+    public static String eligible(long couponId) {
+        return tag(couponId) + ":eligible";
+    }
+
+    /** Which upload of the list (its MySQL generation) {@link #eligible} holds. */
+    public static String eligibleVersion(long couponId) {
+        return tag(couponId) + ":eligible:v";
+    }
+
+    /** A set being filled by one loader (its token) before it replaces {@link #eligible}; expires if the loader dies. */
+    public static String eligibleLoad(long couponId, String token) {
+        return tag(couponId) + ":eligible:load:" + token;
+    }
+
+    /**
+     * In {@code COUNT_ONLY} mode, the distinct members one rule ({@code list} or {@code claims}) would have refused: a
+     * HyperLogLog (12 KB at most, counts within 1%).
+     */
+    public static String wouldRefuse(long couponId, String rule) {
+        return tag(couponId) + ":wouldRefuse:" + rule;
     }
 }

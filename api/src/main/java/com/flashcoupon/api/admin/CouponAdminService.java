@@ -9,6 +9,7 @@ import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
+import com.flashcoupon.api.gate.GateAdmin;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.db.Coupon;
@@ -46,6 +47,7 @@ class CouponAdminService {
     private final IssuePace pace;
     private final DrawRepository draws;
     private final TransactionTemplate transaction;
+    private final GateAdmin gates;
     private final Duration announceLead;
     private final EventList eventList;
 
@@ -59,9 +61,11 @@ class CouponAdminService {
             DrawRepository draws,
             TransactionTemplate transaction,
             AnnounceProperties announce,
-            EventList eventList) {
+            EventList eventList,
+            GateAdmin gates) {
         this.announceLead = announce.lead();
         this.eventList = eventList;
+        this.gates = gates;
         this.pace = pace;
         this.draws = draws;
         this.transaction = transaction;
@@ -95,6 +99,7 @@ class CouponAdminService {
                         if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
                             draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
                         }
+                        gates.create(id, request.gate());
                         return id;
                     });
                     eventList.changed(); // committed: every instance's drainer lists it at its next tick

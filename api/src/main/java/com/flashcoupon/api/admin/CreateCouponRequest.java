@@ -1,6 +1,9 @@
 package com.flashcoupon.api.admin;
 
+import com.flashcoupon.api.gate.GateRequest;
+import com.flashcoupon.api.gatestate.GateSettings;
 import com.flashcoupon.db.Coupon;
+import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
@@ -24,7 +27,15 @@ record CreateCouponRequest(
         @Min(1) @Max(3650) Integer validDays,
         Coupon.Queueing queueing,
         @Min(1) @Max(3600) Integer queueingWindowSeconds,
-        @StorableTime Instant announceAt) {
+        @StorableTime Instant announceAt,
+        // the gate (issue 26): who the event is for, and its human check
+        @Valid GateRequest.Eligibility eligibility,
+        GateSettings.Mode eligibilityMode,
+        @Valid GateRequest.HumanCheck humanCheck) {
+
+    GateRequest gate() {
+        return new GateRequest(eligibility, eligibilityMode, humanCheck);
+    }
 
     static final int DEFAULT_VALID_DAYS = 30;
 

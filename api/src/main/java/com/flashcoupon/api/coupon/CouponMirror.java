@@ -3,6 +3,7 @@ package com.flashcoupon.api.coupon;
 import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
 import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.gatestate.GateMirror;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -65,6 +66,7 @@ public class CouponMirror {
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
     private final MemberRestore members;
+    private final GateMirror gates;
     private final UnknownCoupons unknown;
 
     CouponMirror(
@@ -73,8 +75,10 @@ public class CouponMirror {
             BlockingIo blocking,
             RetiredCoupons retired,
             MemberRestore members,
-            UnknownCoupons unknown) {
+            UnknownCoupons unknown,
+            GateMirror gates) {
         this.unknown = unknown;
+        this.gates = gates;
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
@@ -184,11 +188,24 @@ public class CouponMirror {
         List<String> keys = keys(id);
         Mono<Boolean> drawRecorded =
                 coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
-        return drawRecorded
+        // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
+        return gates.prepare(id)
+                .zipWith(drawRecorded)
                 // a recorded draw names the members it placed: a lost event with one is restored, never made anew
-                .flatMap(drawn -> redis.execute(
-                                MIRROR, keys, arguments(coupon, base, drawn ? Math.max(known, 1) : known, token, drawn))
-                        .next())
+                .flatMap(prepared -> {
+                    boolean drawn = prepared.getT2();
+                    return redis.execute(
+                                    MIRROR,
+                                    keys,
+                                    arguments(
+                                            coupon,
+                                            base,
+                                            drawn ? Math.max(known, 1) : known,
+                                            token,
+                                            drawn,
+                                            prepared.getT1()))
+                            .next();
+                })
                 .handle(logging(outcome -> {
                     if (outcome == RESTORED && base > 0) {
                         log.error(
@@ -205,7 +222,8 @@ public class CouponMirror {
     }
 
     /** mirror.lua's ARGV, in its order. */
-    private static List<String> arguments(Coupon coupon, long base, long known, String token, boolean drawn) {
+    private static List<String> arguments(
+            Coupon coupon, long base, long known, String token, boolean drawn, String gate) {
         return List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
@@ -220,7 +238,8 @@ public class CouponMirror {
                 Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()),
                 drawn ? "1" : "0",
                 Long.toString(
-                        coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()));
+                        coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()),
+                gate);
     }
 
     /**
