@@ -75,6 +75,15 @@ fc_install_missing_browser() {
   fc_apt_install "the console's browser test" chromium chromium-driver
 }
 
+# promtool (Debian's prometheus package) for deploy-tests' check of the alert rules (deploy/prometheus/alerts.yml).
+fc_install_missing_promtool() {
+  if command -v promtool >/dev/null 2>&1; then
+    fc_info "promtool is installed"
+    return 0
+  fi
+  fc_apt_install "the alert rules' check" prometheus
+}
+
 # ---------------------------------------------------------------------------------------------------------------- Redis
 
 fc_redis_parse() {

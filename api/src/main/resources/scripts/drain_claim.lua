@@ -9,6 +9,8 @@
 -- Returns {owned (0/1), cursor, queued, rate, base, done, effective rate ('' when none), reason of a cut or '',
 -- worker write latency ms ('' when none), age of that latency in ms}; owned is 0 when the coupon is not in Redis,
 -- when nothing is left to publish, or when another instance holds the lease; rate is 0 when the coupon is not in Redis.
+-- A field that is not a number (rate, base, done) comes back as -1, and a write time that is not one as an old one,
+-- instead of failing the script on every tick (a stall nothing ended): the drainer logs and counts it.
 local meta = redis.call('HMGET', KEYS[2], 'rate', 'base', 'effRate', 'effReason')
 if not meta[1] then
   return {0, 0, 0, 0, 0, 0, '', '', '', 0}
@@ -18,14 +20,15 @@ local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 local draw_state = draw_window(KEYS[2], KEYS[3], KEYS[7], KEYS[8], now)
 local cursor = tonumber(redis.call('GET', KEYS[4]) or '0')
 local queued = redis.call('ZCARD', KEYS[3])
-local done = tonumber(redis.call('GET', KEYS[5]) or '0')
+local done = tonumber(redis.call('GET', KEYS[5]) or '0') or -1
 local health = redis.call('HMGET', KEYS[6], 'writeMs', 'writeAt')
 local age = 0
 if health[2] then
-  age = now - tonumber(health[2])
+  -- a write time that is not a number makes the latency look old (ignored), never fresh for ever
+  age = now - (tonumber(health[2]) or 0)
 end
 local function progress(owned)
-  return {owned, cursor, queued, tonumber(meta[1]), tonumber(meta[2] or '0'), done, meta[3] or '', meta[4] or '',
+  return {owned, cursor, queued, tonumber(meta[1]) or -1, tonumber(meta[2] or '0') or -1, done, meta[3] or '', meta[4] or '',
     health[1] or '', age}
 end
 if cursor >= queued or draw_state == 2 then

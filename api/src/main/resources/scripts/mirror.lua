@@ -10,6 +10,9 @@
 --       11 drawAt: when a RANDOMIZED_START event draws its window's members (epoch ms), 0 for FIFO (draw.lua),
 --       12 '1' when MySQL recorded that event's draw (it is made: a Redis that lost the coupon must not close the
 --          window again on an empty draw; the members it left out are answered from MySQL), else '0'
+--       13 announceAt: from when members may see the event (epoch ms), 0 when they always may (admit.lua answers
+--          outcome 9 before it, coupon_state.lua returns it)
+--       14 the gate (issue 26, gate.lua), when given: elig, eligMode, eligN, human, bits, claims, separated by '\r'
 -- Returns 1 when the coupon was already mirrored (and is now updated), 0 when this call restored (or created) it,
 --         2 when Redis holds a newer version (a stale snapshot: nothing written, so a close is never undone),
 --         3 when the event is retired (nothing written: a retired event never comes back into Redis),
@@ -37,9 +40,20 @@ if lost then
   end
 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3], 'closeAt', ARGV[4],
-  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0')
+  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0', 'announceAt', ARGV[13] or '0')
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'drawn', '1')
+end
+-- gate (issue 26): the eligibility rules and the human check, split from ARGV[14]
+if ARGV[14] and ARGV[14] ~= '' then
+  local g, from = {}, 1
+  for i = 1, 5 do
+    local at = string.find(ARGV[14], '\r', from, true)
+    g[i] = string.sub(ARGV[14], from, at - 1)
+    from = at + 1
+  end
+  redis.call('HSET', KEYS[1], 'elig', g[1], 'eligMode', g[2], 'eligN', g[3], 'human', g[4], 'bits', g[5],
+    'claims', string.sub(ARGV[14], from))
 end
 if lost then
   -- The queue holds the members MySQL decided (restored, or recorded by the worker meanwhile), all published:
@@ -50,7 +64,20 @@ if lost then
   local published = math.max(tonumber(ARGV[7]), queued, tonumber(top[2] or '0'))
   redis.call('HSET', KEYS[1], 'base', published - queued)
   redis.call('SET', KEYS[3], published)
-  redis.call('SET', KEYS[4], queued)
+  -- The cursor stands at the first member without a result: every decided member (published) has one, and the
+  -- members a recorded draw placed that were never published (restored without one) queue above all of them, so
+  -- the drain publishes those and nothing twice. A binary search over ranks: a few calls for any size.
+  local low, high = 0, queued
+  while low < high do
+    local mid = math.floor((low + high) / 2)
+    local member = redis.call('ZRANGE', KEYS[2], mid, mid)[1]
+    if redis.call('HEXISTS', KEYS[7], member) == 1 then
+      low = mid + 1
+    else
+      high = mid
+    end
+  end
+  redis.call('SET', KEYS[4], low)
   -- Positions count from what is decided: every decided member has its result in the hash.
   redis.call('SET', KEYS[6], redis.call('HLEN', KEYS[7]))
   redis.call('DEL', KEYS[8])

@@ -241,6 +241,7 @@ function render(event) {
     `${number.format(event.totalQuantity)} coupons, opens ${new Date(event.openAt).toLocaleString()}${closes}, valid ${event.validDays} days${queueing}`;
   renderDraw(event);
   renderRedemption(event);
+  loadGate(event.id);
   const values = { ...event.stats, waiting: event.waiting, remainingQuantity: event.remainingQuantity };
   document.querySelectorAll('#panel [data-stat]').forEach((el) => {
     el.textContent = number.format(values[el.dataset.stat] ?? 0);
@@ -386,6 +387,7 @@ async function create(form) {
       body.benefit.amount = value;
     }
   }
+  Object.assign(body, gateFields(form));
   try {
     const event = await api('POST', '/admin/v1/coupons', body);
     form.reset();
@@ -407,6 +409,82 @@ async function create(form) {
   }
 }
 
+// ---- the gate (issue 26): who an event is for, and its human check -----------------------------------------------
+
+// "tier=GOLD,VIP; region=KR" -> {tier: ["GOLD", "VIP"], region: ["KR"]}
+function parseClaims(text) {
+  const claims = {};
+  text.split(';').map((rule) => rule.trim()).filter(Boolean).forEach((rule) => {
+    const [name, values = ''] = rule.split('=');
+    claims[name.trim()] = values.split(',').map((value) => value.trim()).filter(Boolean);
+  });
+  return claims;
+}
+
+function gateFields(form) {
+  const fields = {};
+  const claims = parseClaims(form.eligibilityClaims.value);
+  if (form.eligibilityList.checked || Object.keys(claims).length) {
+    fields.eligibility = { list: form.eligibilityList.checked };
+    if (Object.keys(claims).length) fields.eligibility.claims = claims;
+    fields.eligibilityMode = form.eligibilityMode.value;
+  }
+  if (form.humanCheck.value) {
+    fields.humanCheck = { type: form.humanCheck.value };
+    if (form.humanCheck.value === 'PROOF_OF_WORK' && form.difficultyBits.value !== '') {
+      fields.humanCheck.difficultyBits = Number(form.difficultyBits.value);
+    }
+  }
+  return fields;
+}
+
+// The eligibility rules, the list's size and the refusals (or, in COUNT_ONLY mode, who would have been refused).
+async function loadGate(id) {
+  let gate;
+  try {
+    gate = await api('GET', `/admin/v1/coupons/${id}/eligibility`);
+  } catch (e) {
+    return;
+  }
+  if (id !== selectedId) return;
+  const line = $('#panel-gate');
+  const rules = [];
+  if (gate.eligibility.list) rules.push(`the ${number.format(gate.listCount)} members on its list`);
+  Object.entries(gate.eligibility.claims || {}).forEach(([name, values]) => rules.push(`${name} in ${values.join(', ')}`));
+  const check = gate.humanCheck
+    ? ` Human check: ${gate.humanCheck.type === 'PROOF_OF_WORK' ? `proof of work, ${gate.humanCheck.difficultyBits} bits` : 'siteverify'}; ${number.format(gate.refused.proof)} proofs refused.`
+    : '';
+  line.hidden = rules.length === 0 && !gate.humanCheck;
+  if (rules.length === 0) {
+    line.textContent = check.trim();
+  } else if (gate.eligibilityMode === 'COUNT_ONLY') {
+    line.textContent = `For ${rules.join(' and ')}: counted only. Would have refused ${number.format(gate.wouldRefuse.list)} by the list, `
+      + `${number.format(gate.wouldRefuse.claims)} by the claims (distinct members, within 1%).${check}`;
+  } else {
+    line.textContent = `For ${rules.join(' and ')}: refused ${number.format(gate.refused.list)} by the list, `
+      + `${number.format(gate.refused.claims)} by the claims.${check}`;
+  }
+}
+
+async function uploadList() {
+  const file = $('#list-file').files[0];
+  $('#err-list').textContent = '';
+  if (!file || selectedId === null) return;
+  const response = await fetch(`/admin/v1/coupons/${selectedId}/eligible-members`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${sessionStorage.getItem(TOKEN_KEY)}`, 'Content-Type': 'text/plain', Accept: 'application/json' },
+    body: file,
+  });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) {
+    const lines = (data?.errors || []).slice(0, 5).map(({ field }) => field).join(', ');
+    $('#err-list').textContent = `${data?.detail || `HTTP ${response.status}`}${lines ? ` (${lines}…)` : ''}`;
+    return;
+  }
+  $('#panel-message').textContent = `List uploaded: ${number.format(data.count)} members.`;
+  $('#list-file').value = '';
+}
+
 // ---- wiring ---------------------------------------------------------------------------------------------------------
 
 $('#sign-in-form').addEventListener('submit', (e) => {
@@ -423,6 +501,10 @@ $('#rate-form').addEventListener('submit', (e) => {
   setRate(Number($('#rate-input').value));
 });
 $('#close').addEventListener('click', confirmClose);
+$('#list-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  uploadList();
+});
 window.addEventListener('resize', () => { if (selectedId !== null) drawChart(); });
 $('#confirm-dialog').addEventListener('close', () => {
   if ($('#confirm-dialog').returnValue === 'close') closeEvent();

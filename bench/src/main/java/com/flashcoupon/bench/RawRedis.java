@@ -55,11 +55,12 @@ final class RawRedis implements AutoCloseable {
 
     /**
      * The script as the api runs it: the functions it calls, beside it, in front: {@code draw.lua} (a
-     * RANDOMIZED_START event's window) and {@code limits.lua} (the rate limits' check).
+     * RANDOMIZED_START event's window), {@code limits.lua} (the rate limits' check) and {@code gate.lua} (who the event is
+     * for, issue 26: without its fields in the meta, it lets everyone through).
      */
     static String withLimits(Path script) throws IOException {
         StringBuilder text = new StringBuilder();
-        for (String functions : new String[] {"draw.lua", "limits.lua"}) {
+        for (String functions : new String[] {"draw.lua", "limits.lua", "gate.lua"}) {
             Path file = script.resolveSibling(functions);
             if (Files.exists(file)) {
                 text.append(Files.readString(file));

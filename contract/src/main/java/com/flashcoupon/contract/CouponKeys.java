@@ -34,10 +34,25 @@ public final class CouponKeys {
     public static final String FAILED_PREFIX = "F:";
 
     /**
-     * A coupon id no event has (MySQL's ids count up from 1): the api warms its request path up on it, in Redis alone,
-     * before it reports ready, and removes its keys after. No drainer or worker ever sees it: events come from MySQL.
+     * The first of the coupon ids reserved for warm-ups, far above any event's (MySQL's ids count up from 1): each api
+     * instance warms its request path up on an id of its own drawn from {@code [WARM_UP_FIRST, Long.MAX_VALUE]}, in
+     * Redis alone, before it reports ready, and removes its keys after. Instances that start together (a rollout, a
+     * scale-up) once shared one id, and the first to finish deleted the others' coupon under them. No drainer or
+     * worker ever sees these ids: events come from MySQL.
      */
+    public static final long WARM_UP_FIRST = Long.MAX_VALUE - (1L << 40) + 1;
+
+    /**
+     * The id every instance once warmed up on: one of the reserved range, kept for code written against it (a check
+     * for a warm-up coupon is {@link #isWarmUp}).
+     */
+    @Deprecated
     public static final long WARM_UP_ID = Long.MAX_VALUE;
+
+    /** Whether the id is one of the warm-ups' ({@link #WARM_UP_FIRST}). */
+    public static boolean isWarmUp(long couponId) {
+        return couponId >= WARM_UP_FIRST;
+    }
 
     private CouponKeys() {}
 
@@ -110,7 +125,7 @@ public final class CouponKeys {
 
     /**
      * The keys {@code scripts/admit.lua} takes, in its order: meta, queue, seq, done, stats, result, then the two
-     * limits' keys ({@link #memberLimit}, {@link #addressLimit}), then the {@link #draw}. One list for the api, the bench's raw runs and its
+     * limits' keys ({@link #memberLimit}, {@link #addressLimit}), then the {@link #draw}, then the gate's {@link #eligible} and two {@link #wouldRefuse}. One list for the api, the bench's raw runs and its
      * reference server.
      */
     public static String[] admission(long couponId, String memberLimitKey, String addressLimitKey) {
@@ -123,7 +138,11 @@ public final class CouponKeys {
             result(couponId),
             memberLimitKey,
             addressLimitKey,
-            draw(couponId)
+            draw(couponId),
+            // the gate (issue 26): eligibility list and COUNT_ONLY's would-be refusals per rule
+            eligible(couponId),
+            wouldRefuse(couponId, "list"),
+            wouldRefuse(couponId, "claims")
         };
     }
 
@@ -140,6 +159,35 @@ public final class CouponKeys {
                 lease(couponId),
                 restoring(couponId),
                 draw(couponId),
-                drawLease(couponId));
+                drawLease(couponId),
+                eligible(couponId),
+                eligibleVersion(couponId),
+                wouldRefuse(couponId, "list"),
+                wouldRefuse(couponId, "claims"));
+    }
+
+    // ---- the gate (issue 26): who an event is for ----
+
+    /** The members an event with an eligibility list admits (a set), loaded from MySQL ({@link #eligibleVersion}). */
+    public static String eligible(long couponId) {
+        return tag(couponId) + ":eligible";
+    }
+
+    /** Which upload of the list (its MySQL generation) {@link #eligible} holds. */
+    public static String eligibleVersion(long couponId) {
+        return tag(couponId) + ":eligible:v";
+    }
+
+    /** A set being filled by one loader (its token) before it replaces {@link #eligible}; expires if the loader dies. */
+    public static String eligibleLoad(long couponId, String token) {
+        return tag(couponId) + ":eligible:load:" + token;
+    }
+
+    /**
+     * In {@code COUNT_ONLY} mode, the distinct members one rule ({@code list} or {@code claims}) would have refused: a
+     * HyperLogLog (12 KB at most, counts within 1%).
+     */
+    public static String wouldRefuse(long couponId, String rule) {
+        return tag(couponId) + ":wouldRefuse:" + rule;
     }
 }

@@ -15,6 +15,8 @@ import java.time.Instant;
  * @param queueing how members get their places ({@link Queueing})
  * @param queueingWindowSeconds with {@link Queueing#RANDOMIZED_START}, the window after {@code openAt} whose members
  *     are placed by a draw; 0 for FIFO
+ * @param announceAt from when members may see the event; null for an event created before it was kept (visible from its
+ *     creation)
  */
 public record Coupon(
         long id,
@@ -39,7 +41,8 @@ public record Coupon(
         int admittedSeenCount,
         int unknownCount,
         Queueing queueing,
-        int queueingWindowSeconds) {
+        int queueingWindowSeconds,
+        Instant announceAt) {
 
     /** How an event orders its members (docs/architecture.md, "Queueing modes"). */
     public enum Queueing {
@@ -55,6 +58,11 @@ public record Coupon(
     /** When the draw of a {@link Queueing#RANDOMIZED_START} event takes place; null for FIFO. */
     public Instant drawAt() {
         return queueing == Queueing.RANDOMIZED_START ? openAt.plusSeconds(queueingWindowSeconds) : null;
+    }
+
+    /** Whether members may see the event at {@code now}. */
+    public boolean announced(Instant now) {
+        return announceAt == null || !now.isBefore(announceAt);
     }
 
     public boolean retired() {

@@ -19,7 +19,7 @@ public class CouponRepository {
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
             + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count,"
-            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds";
+            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds, announce_at";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -35,7 +35,7 @@ public class CouponRepository {
     public long insert(NewCoupon coupon) {
         var keys = new GeneratedKeyHolder();
         jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days,"
-                        + " queueing, queueing_window_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                        + " queueing, queueing_window_seconds, announce_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         coupon.name(),
                         coupon.totalQuantity(),
@@ -44,7 +44,8 @@ public class CouponRepository {
                         coupon.issueRatePerSecond(),
                         coupon.validDays(),
                         coupon.queueing().name(),
-                        coupon.queueingWindowSeconds())
+                        coupon.queueingWindowSeconds(),
+                        timestamp(coupon.announceAt()))
                 .update(keys, "id");
         return keys.getKeyAs(Number.class).longValue();
     }
@@ -54,6 +55,18 @@ public class CouponRepository {
                 .param(id)
                 .query(ROW)
                 .optional();
+    }
+
+    /**
+     * Whether the draw of a {@link Coupon.Queueing#RANDOMIZED_START} event is recorded ({@code coupon_draw.drawn_at}):
+     * a Redis that lost the event must know the draw is made, not close its window again on an empty draw.
+     */
+    public boolean drawRecorded(long couponId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL")
+                        .param(couponId)
+                        .query(Long.class)
+                        .single()
+                > 0;
     }
 
     /** Newest first, at most {@code limit}. */
@@ -111,8 +124,10 @@ public class CouponRepository {
 
     /**
      * Counts, when Redis lost the coupon, the admissions it had that were never handed to Kafka: the most the drainer
-     * saw, less what MySQL knows was published (or decided). They are added to {@code unknown_count} and the seen
-     * figure comes down to the published one, so a restore run again (its first one died) adds nothing twice.
+     * saw, less what MySQL knows was published (or decided, or placed by a recorded draw). They are added to
+     * {@code unknown_count} and the seen figure comes down to what MySQL knows, so a restore run again (its first one
+     * died) adds nothing twice. A retired event's figures are final: a restore that raced its retirement changes
+     * nothing.
      *
      * @return the admissions found unknown now (0 when none, or when another caller counted them)
      */
@@ -122,13 +137,20 @@ public class CouponRepository {
             return 0;
         }
         long published = Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
-        long unknown = coupon.admittedSeenCount() - published;
+        // a recorded draw names every member it placed, published or not: the restore puts them back, none is unknown
+        long placedUpTo = jdbc.sql("SELECT COALESCE(MAX(first_sequence + placed - 1), 0) FROM coupon_draw"
+                        + " WHERE coupon_id = ? AND drawn_at IS NOT NULL AND first_sequence IS NOT NULL")
+                .param(id)
+                .query(Long.class)
+                .single();
+        long known = Math.max(published, placedUpTo);
+        long unknown = coupon.admittedSeenCount() - known;
         if (unknown <= 0) {
             return 0;
         }
         int counted = jdbc.sql("UPDATE coupon SET unknown_count = unknown_count + ?, admitted_seen_count = ?"
-                        + " WHERE id = ? AND admitted_seen_count = ?")
-                .params(unknown, published, id, coupon.admittedSeenCount())
+                        + " WHERE id = ? AND admitted_seen_count = ? AND retired_at IS NULL")
+                .params(unknown, known, id, coupon.admittedSeenCount())
                 .update();
         return counted == 1 ? unknown : 0;
     }
@@ -236,7 +258,8 @@ public class CouponRepository {
                 rs.getInt("admitted_seen_count"),
                 rs.getInt("unknown_count"),
                 Coupon.Queueing.valueOf(rs.getString("queueing")),
-                rs.getInt("queueing_window_seconds"));
+                rs.getInt("queueing_window_seconds"),
+                instant(rs.getTimestamp("announce_at")));
     }
 
     static Timestamp timestamp(Instant instant) {

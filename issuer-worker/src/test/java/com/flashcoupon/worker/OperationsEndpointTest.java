@@ -50,6 +50,29 @@ class OperationsEndpointTest extends PipelineTestSupport {
             }
         }
 
+        /**
+         * Issue 27: readiness is the worker itself (with the backing services in it, a broker outage stalled every
+         * rolling update); the backing services are the backends group.
+         */
+        @Test
+        void shouldKeepTheBackingServicesOutOfReadinessAndInTheBackendsGroup() throws Exception {
+            HttpResponse<String> readiness = get("/actuator/health/readiness");
+            assertThat(readiness.statusCode()).isEqualTo(200);
+            assertThat(new JsonMapper()
+                            .readTree(readiness.body())
+                            .path("components")
+                            .propertyNames())
+                    .containsExactly("readinessState");
+
+            HttpResponse<String> backends = get("/actuator/health/backends");
+            assertThat(backends.statusCode()).isEqualTo(200);
+            assertThat(new JsonMapper()
+                            .readTree(backends.body())
+                            .path("components")
+                            .propertyNames())
+                    .containsExactlyInAnyOrder("db", "redis", "kafka");
+        }
+
         @Test
         void shouldExposeWorkerMetricsWhenPrometheusScrapes() throws Exception {
             long id = pipeline.newCoupon(1);

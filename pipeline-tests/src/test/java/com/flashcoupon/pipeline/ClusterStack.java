@@ -138,7 +138,10 @@ final class ClusterStack implements AutoCloseable {
         return Utils.toPositive(Utils.murmur2(key)) % 3;
     }
 
-    /** Waits until the app's readiness probe answers 200 (its Redis, MySQL and Kafka reachable, listeners started). */
+    /**
+     * Waits until the app's whole health answers 200: the instance ready (listeners started) and its Redis, MySQL and
+     * Kafka reachable (readiness alone is the instance itself since issue 27).
+     */
     void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!ready(app)) {
@@ -153,8 +156,7 @@ final class ClusterStack implements AutoCloseable {
     }
 
     boolean ready(ChildJvm app) throws InterruptedException {
-        var request = HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + ports.get(app) + "/actuator/health/readiness"))
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(app) + "/actuator/health"))
                 .timeout(Duration.ofSeconds(5))
                 .build();
         try {
@@ -280,7 +282,7 @@ final class ClusterStack implements AutoCloseable {
 
     /**
      * The apps' own drain scripts with the lease check taken out (switch {@code lease}): every instance claims, renews
-     * and advances whoever holds the lease; the cursor's compare-and-set in {@code drain_advance.lua} stays. Patched
+     * and advances whoever holds the lease; {@code drain_advance.lua} still moves the cursor only forward. Patched
      * from the scripts on the class path, so the rest of each script is whatever the api ships; a patch that no longer
      * applies fails here, not silently.
      */

@@ -236,6 +236,29 @@ class DeploymentFilesTest {
                 .doesNotContain("-jar");
     }
 
+    /**
+     * Issue 27: the image ran the JVM's defaults (G1, a small young generation) while bin/up runs the api with the
+     * measured settings (ParallelGC, a sized young generation: +12%). The image carries them, sized from the
+     * container's memory rather than fixed, so one image fits any memory limit.
+     */
+    @Test
+    void theImageRunsTheMeasuredJvmSettingsSizedFromTheContainersMemory() throws IOException {
+        List<String> instructions = dockerInstructions(ROOT.resolve("deploy/Dockerfile"));
+        String options = instructions.stream()
+                .filter(line -> line.startsWith("ENV ") && line.contains("JAVA_TOOL_OPTIONS"))
+                .reduce((first, second) -> second)
+                .orElse("");
+
+        assertThat(options)
+                .as("the image's JAVA_TOOL_OPTIONS")
+                .contains("-XX:+UseParallelGC")
+                .contains("-XX:MaxRAMPercentage=")
+                .contains("-XX:InitialRAMPercentage=")
+                .contains("-XX:NewRatio=")
+                .contains("-XX:+ExitOnOutOfMemoryError")
+                .doesNotContainPattern("-Xm[xsn]\\d");
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
 
     private static Path repositoryRoot() {

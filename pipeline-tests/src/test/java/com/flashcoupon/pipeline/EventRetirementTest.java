@@ -1,5 +1,6 @@
 package com.flashcoupon.pipeline;
 
+import static com.flashcoupon.pipeline.Stack.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -531,11 +532,6 @@ class EventRetirementTest {
                 .uri("/api/v1/coupons/{id}/issue-requests/me", id)
                 .header("Authorization", "Bearer " + Stack.token(member, List.of()))
                 .exchange();
-    }
-
-    private static <S extends WebTestClient.RequestHeadersSpec<?>> S admin(S request) {
-        request.header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")));
-        return request;
     }
 
     private static List<String> stateKeys(long id) {

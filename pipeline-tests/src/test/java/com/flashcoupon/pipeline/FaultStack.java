@@ -43,6 +43,7 @@ final class FaultStack implements AutoCloseable {
     final ChildJvm api;
     final ChildJvm worker;
     private final int apiPort;
+    private final Map<String, Object> apiSettings;
     private final int workerPort;
     private final HttpClient probe =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -78,6 +79,7 @@ final class FaultStack implements AutoCloseable {
         apiSettings.put(
                 "logging.level.com.flashcoupon.api.drain.Drainer", System.getProperty("faults.drain-log", "INFO"));
         api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
+        this.apiSettings = apiSettings;
 
         workerPort = freePort();
         Map<String, Object> workerSettings = new HashMap<>(common);
@@ -98,6 +100,44 @@ final class FaultStack implements AutoCloseable {
         awaitReady(api, Duration.ofMinutes(3));
     }
 
+    /**
+     * Starts a second api that reaches Redis and MySQL but not Kafka (its bootstrap address is a port nothing listens
+     * on): an instance cut from the broker. It takes no member traffic (not ready: Kafka is down for it) but its
+     * drainer runs. Returned once it is alive; the caller closes it.
+     */
+    ChildJvm startApiCutFromKafka() throws Exception {
+        Map<String, Object> settings = new HashMap<>(apiSettings);
+        int port = freePort();
+        settings.put("server.port", port);
+        settings.put("spring.kafka.bootstrap-servers", "127.0.0.1:" + freePort());
+        settings.put("coupon.warmup.requests", "0");
+        settings.put("coupon.drain.tick", "20ms"); // it claims before the other api
+        ChildJvm cut =
+                new ChildJvm("api-cut", List.of("-Xmx256m"), ApiApplication.class.getName(), arguments(settings));
+        cut.start();
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/liveness"))
+                .timeout(Duration.ofSeconds(5))
+                .build();
+        while (true) {
+            if (!cut.alive()) {
+                throw new IllegalStateException("api-cut exited: see " + cut.log());
+            }
+            try {
+                if (probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return cut;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            if (System.nanoTime() > deadline) {
+                cut.close();
+                throw new IllegalStateException("api-cut not alive after 3 minutes: see " + cut.log());
+            }
+            Thread.sleep(250);
+        }
+    }
+
     String apiUrl() {
         return "http://127.0.0.1:" + apiPort;
     }
@@ -113,7 +153,10 @@ final class FaultStack implements AutoCloseable {
         return Stack.createCoupon(http(), name, quantity, ratePerSecond);
     }
 
-    /** Waits until the app's readiness probe answers 200 (its Redis, MySQL and Kafka reachable, listeners started). */
+    /**
+     * Waits until the app's whole health answers 200: the instance ready (listeners started) and its Redis, MySQL and
+     * Kafka reachable (readiness alone is the instance itself since issue 27).
+     */
     void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!ready(app)) {
@@ -129,7 +172,7 @@ final class FaultStack implements AutoCloseable {
 
     boolean ready(ChildJvm app) throws InterruptedException {
         int port = app == api ? apiPort : workerPort;
-        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/readiness"))
+        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
                 .timeout(Duration.ofSeconds(5))
                 .build();
         try {

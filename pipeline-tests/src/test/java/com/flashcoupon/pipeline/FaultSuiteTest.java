@@ -3,9 +3,12 @@ package com.flashcoupon.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +33,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.http.MediaType;
 
 /**
  * The fault suite (issue 11): in each scenario a crowd larger than the stock asks while a fault is injected in the
@@ -47,6 +52,9 @@ class FaultSuiteTest {
     private static final int RATE = 150;
 
     private static final Duration OUTAGE = Duration.ofSeconds(10);
+
+    /** Results a failover loses right after an event settled. */
+    private static final int LOST_RESULTS = 100;
 
     private static FaultStack stack;
 
@@ -290,9 +298,184 @@ class FaultSuiteTest {
         FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
     }
 
+    /**
+     * Redis loses a fair-start event (every key of it) after its draw was made and recorded, with issuance under way:
+     * the api restores it from MySQL with its draw made (its window is not closed again), the placed members are
+     * issued, and the members the draw left out are told FAILED from MySQL (correctness review F2), none WAITING.
+     */
+    @Test
+    @Order(20)
+    void shouldLoseNothingWhenRedisLosesAnEventAfterItsDraw() throws Exception {
+        Map<?, ?> created = Stack.createCoupon(
+                stack.http(),
+                Map.of(
+                        "name",
+                        "Draw then Redis lost",
+                        "totalQuantity",
+                        STOCK,
+                        "openAt",
+                        Instant.now()
+                                .minusSeconds(5)
+                                .truncatedTo(ChronoUnit.SECONDS)
+                                .toString(),
+                        "issueRatePerSecond",
+                        RATE,
+                        "queueing",
+                        "RANDOMIZED_START",
+                        "queueingWindowSeconds",
+                        3_600));
+        long couponId = ((Number) created.get("id")).longValue();
+        List<Crowd.Answer> answers = crowd(couponId, "drawlost").get();
+        Set<String> entrants = stack.accepted(couponId, answers);
+        endWindow(couponId);
+        awaitRow("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL", couponId);
+        awaitWallets(couponId, 60);
+
+        StringRedisTemplate redis = Stack.redisTemplate(stack.redis.url());
+        redis.delete(CouponKeys.state(couponId));
+        long lostAt = System.nanoTime();
+        Stack.admin(stack.http().get().uri("/admin/v1/coupons/{id}", couponId))
+                .exchange()
+                .expectStatus()
+                .isOk(); // reads the event: Redis gets it back from MySQL
+
+        Set<String> placed = new HashSet<>(stack.jdbc
+                .sql("SELECT member_id FROM coupon_draw_entrant WHERE coupon_id = ? AND place IS NOT NULL")
+                .param(couponId)
+                .query(String.class)
+                .list());
+        assertThat(redis.opsForHash().get(CouponKeys.meta(couponId), "drawn"))
+                .as("restored with its draw made")
+                .isEqualTo("1");
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "Redis loses a fair-start event after its draw (its keys deleted mid-issuance)",
+                couponId,
+                placed,
+                lostAt,
+                String.format(
+                        Locale.ROOT,
+                        "%,d entrants, %,d placed; the %,d left out told FAILED from MySQL",
+                        entrants.size(),
+                        placed.size(),
+                        entrants.size() - placed.size()));
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, entrants);
+    }
+
+    /**
+     * The event settles (every member told), then Redis loses its results (a failover to a replica that had not
+     * received them): members would read WAITING with their wallet in MySQL. The retirement job repairs settled events
+     * too (correctness review F6); the seconds count until every member reads the end again.
+     */
+    @Test
+    @Order(21)
+    void shouldTellEveryoneAgainWhenResultsAreLostJustAfterSettling() throws Exception {
+        long couponId = stack.createCoupon("Results lost after settling", STOCK, RATE);
+        Set<String> accepted =
+                stack.accepted(couponId, crowd(couponId, "settled").get());
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+
+        awaitRow("SELECT COUNT(*) FROM coupon WHERE id = ? AND settled_at IS NOT NULL", couponId);
+
+        // a failover to a replica that missed the last results: the worker's writes (result and count) are lost
+        // together, and its offsets are committed, so no replay writes them again
+        StringRedisTemplate redis = Stack.redisTemplate(stack.redis.url());
+        List<Object> lost = redis.opsForHash().keys(CouponKeys.result(couponId)).stream()
+                .limit(LOST_RESULTS)
+                .toList();
+        redis.opsForHash().delete(CouponKeys.result(couponId), lost.toArray());
+        redis.opsForValue().decrement(CouponKeys.done(couponId), lost.size());
+        long lostAt = System.nanoTime();
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+        FaultReport.settleAndCheck(
+                stack.jdbc,
+                "results lost just after settling (100 results and their count, as a failover loses them)",
+                couponId,
+                accepted,
+                lostAt,
+                lost.size() + " results lost after the event settled, put back by the retirement job's repair");
+    }
+
+    /**
+     * MySQL answers, but every reply is held 8 s (a database at its limit, or the coupon row locked by a long
+     * transaction) while a backlog drains: the drain must neither stall nor publish a batch again, and nothing is lost
+     * (issue 25, F1).
+     */
+    @Test
+    @Order(8)
+    void shouldLoseNothingWhenMysqlHoldsItsRepliesForEightSecondsDuringABacklog() throws Exception {
+        long couponId = stack.createCoupon("MySQL slow", STOCK, RATE);
+        CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "slow");
+        awaitWallets(couponId, 60);
+
+        stack.mysql.holdReplies();
+        Thread.sleep(Duration.ofSeconds(8));
+        stack.mysql.releaseReplies();
+        long releasedAt = System.nanoTime();
+
+        Set<String> accepted = stack.accepted(couponId, crowd.get());
+        FaultReport.settleAndCheck(
+                stack.jdbc, "MySQL replies held 8 s during a backlog (TCP proxy)", couponId, accepted, releasedAt, "");
+        FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+    }
+
+    /**
+     * A second api instance that reaches Redis and MySQL but not Kafka runs its drainer through a whole crowd: it must
+     * not keep the coupon's lease (issue 25, F5), so the other instance drains it and nothing is lost.
+     */
+    @Test
+    @Order(9)
+    void shouldLoseNothingWhenAnApiInstanceIsCutFromKafkaButNotRedis() throws Exception {
+        try (ChildJvm cut = stack.startApiCutFromKafka()) {
+            long startedAt = System.nanoTime();
+            long couponId = stack.createCoupon("Kafka cut for one api", STOCK, RATE);
+            CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "cut");
+
+            Set<String> accepted = stack.accepted(couponId, crowd.get());
+            FaultReport.settleAndCheck(
+                    stack.jdbc,
+                    "a second api cut from Kafka, not Redis, draining through the crowd",
+                    couponId,
+                    accepted,
+                    startedAt,
+                    "");
+            FaultReport.assertEveryoneTold(stack.apiUrl(), couponId, accepted);
+        }
+    }
+
     private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
         List<String> members = Crowd.members(prefix, CROWD);
         return CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32));
+    }
+
+    /** The fair start's window is over: its times move an hour back in MySQL, then an operator's change mirrors them. */
+    private static void endWindow(long couponId) {
+        stack.jdbc
+                .sql("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?")
+                .param(couponId)
+                .update();
+        stack.jdbc
+                .sql("UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")
+                .param(couponId)
+                .update();
+        Stack.admin(stack.http().patch().uri("/admin/v1/coupons/{id}", couponId))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", RATE))
+                .exchange()
+                .expectStatus()
+                .isOk();
+    }
+
+    /** Waits until {@code countSql} (one parameter: the event's id) counts one row: the draw recorded, the event settled. */
+    private static void awaitRow(String countSql, long couponId) {
+        await().atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> stack.jdbc
+                                .sql(countSql)
+                                .param(couponId)
+                                .query(Long.class)
+                                .single()
+                        == 1);
     }
 
     private static void awaitWallets(long couponId, long count) {

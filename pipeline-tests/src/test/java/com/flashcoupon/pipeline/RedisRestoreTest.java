@@ -118,7 +118,7 @@ class RedisRestoreTest {
         // Redis is started again once the api saw it gone
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> http.get()
-                                .uri("/actuator/health/readiness")
+                                .uri("/actuator/health/backends")
                                 .exchange()
                                 .returnResult(String.class)
                                 .getStatus()

@@ -196,7 +196,9 @@ class ScaleOutTest {
     }
 
     private static String ownerOf(ConfigurableApplicationContext api) {
-        return (String) ReflectionTestUtils.getField(api.getBean("drainer"), "owner");
+        // the lease, and its owner id, live in the drainer's DrainLease
+        return (String)
+                ReflectionTestUtils.getField(ReflectionTestUtils.getField(api.getBean("drainer"), "lease"), "owner");
     }
 
     /** How many times each member's request of this coupon was published to Kafka, read from the topic itself. */

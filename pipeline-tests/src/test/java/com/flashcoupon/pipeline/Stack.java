@@ -217,6 +217,12 @@ final class Stack implements AutoCloseable {
         database.close();
     }
 
+    /** The request with an operator's token (role coupon-admin). */
+    static <S extends WebTestClient.RequestHeadersSpec<?>> S admin(S request) {
+        request.header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")));
+        return request;
+    }
+
     static String token(String subject, List<String> roles) {
         try {
             var claims = new JWTClaimsSet.Builder()
@@ -238,9 +244,15 @@ final class Stack implements AutoCloseable {
     }
 
     private static StringRedisTemplate redisTemplate() {
-        var uri = java.net.URI.create(REDIS_URL);
+        return redisTemplate(REDIS_URL);
+    }
+
+    /** A template on the Redis at {@code url} (its database from the path, 0 without one). */
+    static StringRedisTemplate redisTemplate(String url) {
+        var uri = java.net.URI.create(url);
         var config = new RedisStandaloneConfiguration(uri.getHost(), uri.getPort());
-        config.setDatabase(Integer.parseInt(uri.getPath().substring(1)));
+        String path = uri.getPath();
+        config.setDatabase(path == null || path.length() <= 1 ? 0 : Integer.parseInt(path.substring(1)));
         var factory = new LettuceConnectionFactory(config);
         factory.afterPropertiesSet();
         factory.start();

@@ -35,6 +35,7 @@ record AdminCouponView(
         @JsonInclude(JsonInclude.Include.NON_NULL) Integer queueingWindowSeconds,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
         @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Instant announceAt,
         @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit,
         @JsonInclude(JsonInclude.Include.NON_NULL) RedemptionCounts.Counts redemption) {
 
@@ -61,6 +62,7 @@ record AdminCouponView(
                 queueingWindowSeconds,
                 drawAt,
                 draw,
+                announceAt,
                 benefit,
                 counts.ofIssued(stats.issued()));
     }
@@ -205,6 +207,7 @@ record AdminCouponView(
                 coupon.drawAt() == null ? null : coupon.queueingWindowSeconds(),
                 coupon.drawAt(),
                 draw == null ? null : Draw.of(draw, state),
+                coupon.announceAt(),
                 null,
                 null);
     }

@@ -6,8 +6,10 @@ import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
+import com.flashcoupon.api.gate.GateAdmin;
 import com.flashcoupon.api.redemption.Benefit;
 import com.flashcoupon.api.redemption.Benefits;
 import com.flashcoupon.api.redemption.RedemptionCounts;
@@ -17,6 +19,7 @@ import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import com.flashcoupon.db.NewCoupon;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -49,6 +52,9 @@ class CouponAdminService {
     private final TransactionTemplate transaction;
     private final Benefits benefits;
     private final RedemptionCounts counts;
+    private final GateAdmin gates;
+    private final Duration announceLead;
+    private final EventList eventList;
 
     CouponAdminService(
             CouponRepository coupons,
@@ -59,8 +65,14 @@ class CouponAdminService {
             IssuePace pace,
             DrawRepository draws,
             TransactionTemplate transaction,
+            AnnounceProperties announce,
+            EventList eventList,
+            GateAdmin gates,
             Benefits benefits,
             RedemptionCounts counts) {
+        this.announceLead = announce.lead();
+        this.eventList = eventList;
+        this.gates = gates;
         this.benefits = benefits;
         this.counts = counts;
         this.pace = pace;
@@ -86,17 +98,25 @@ class CouponAdminService {
                 request.issueRatePerSecond(),
                 request.validDaysOrDefault(),
                 request.queueingOrDefault(),
-                request.queueingWindowSecondsOrZero());
-        return blocking.call(() -> transaction.execute(status -> {
-                    long id = coupons.insert(coupon);
-                    if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
-                        draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
-                    }
-                    if (request.benefit() != null) {
-                        benefits.insert(id, request.benefit());
-                    }
-                    return id;
-                }))
+                request.queueingWindowSecondsOrZero(),
+                request.announceAt() != null
+                        ? seconds(request.announceAt())
+                        : seconds(request.openAt()).minus(announceLead));
+        return blocking.call(() -> {
+                    Long created = transaction.execute(status -> {
+                        long id = coupons.insert(coupon);
+                        if (coupon.queueing() == Coupon.Queueing.RANDOMIZED_START) {
+                            draws.create(id, coupon.openAt().plusSeconds(coupon.queueingWindowSeconds()));
+                        }
+                        gates.create(id, request.gate());
+                        if (request.benefit() != null) {
+                            benefits.insert(id, request.benefit());
+                        }
+                        return id;
+                    });
+                    eventList.changed(); // committed: every instance's drainer lists it at its next tick
+                    return created;
+                })
                 .handle(logging(id -> log.info(
                         "coupon {} created: {} of '{}', {}",
                         id,

@@ -1,5 +1,7 @@
 package com.flashcoupon.api.admin;
 
+import com.flashcoupon.api.gate.GateRequest;
+import com.flashcoupon.api.gatestate.GateSettings;
 import com.flashcoupon.api.redemption.Benefit;
 import com.flashcoupon.db.Coupon;
 import jakarta.validation.Valid;
@@ -14,7 +16,9 @@ import java.time.Instant;
 /**
  * {@code POST /admin/v1/coupons} (docs/http-api.md). {@code validDays} defaults to 30, {@code queueing} to FIFO;
  * RANDOMIZED_START takes {@code queueingWindowSeconds}, the window after {@code openAt} whose members are placed by a
- * draw. {@code benefit} (optional) is what the coupon is worth, fixed from then on.
+ * draw. {@code announceAt}, from when members may see the event, defaults to {@code openAt} minus {@code
+ * COUPON_ANNOUNCE_LEAD} and is never after {@code openAt}. {@code benefit} (optional) is what the coupon is worth,
+ * fixed from then on.
  */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
@@ -25,7 +29,16 @@ record CreateCouponRequest(
         @Min(1) @Max(3650) Integer validDays,
         Coupon.Queueing queueing,
         @Min(1) @Max(3600) Integer queueingWindowSeconds,
+        @StorableTime Instant announceAt,
+        // the gate (issue 26): who the event is for, and its human check
+        @Valid GateRequest.Eligibility eligibility,
+        GateSettings.Mode eligibilityMode,
+        @Valid GateRequest.HumanCheck humanCheck,
         @Valid Benefit benefit) {
+
+    GateRequest gate() {
+        return new GateRequest(eligibility, eligibilityMode, humanCheck);
+    }
 
     static final int DEFAULT_VALID_DAYS = 30;
 
@@ -38,6 +51,13 @@ record CreateCouponRequest(
         Instant opens = CouponAdminService.seconds(openAt);
         Instant lastOfWindow = queueingWindowSeconds == null ? opens : opens.plusSeconds(queueingWindowSeconds);
         return CouponAdminService.seconds(closeAt).isAfter(lastOfWindow);
+    }
+
+    @AssertTrue(message = "must not be after openAt")
+    boolean isAnnounceAt() {
+        return announceAt == null
+                || openAt == null
+                || !CouponAdminService.seconds(announceAt).isAfter(CouponAdminService.seconds(openAt));
     }
 
     @AssertTrue(message = "RANDOMIZED_START needs queueingWindowSeconds (1 to 3600); FIFO takes none")

@@ -6,6 +6,7 @@ package com.flashcoupon.api.admission;
  * the draw's outcomes only.
  */
 record Admission(Outcome outcome, long sequence, long done, int rate, String result, long places) {
+    // for ADMITTED, places carries the gate's COUNT_ONLY flags instead (admit.lua's e: 1 list, 2 claims)
 
     Admission(Outcome outcome, long sequence, long done, int rate) {
         this(outcome, sequence, done, rate, "", 0);
@@ -39,7 +40,11 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
          * in the draw, asked before it was made; as {@link #DRAW_ENTERED}, with {@code result} {@code "DRAWING"} once
          * the window is closed (the entrants and places it froze)
          */
-        DRAW_ASKED_BEFORE;
+        DRAW_ASKED_BEFORE,
+        /** before the event's announceAt: answered as for a coupon that does not exist (admit.lua's 9) */
+        NOT_ANNOUNCED,
+        /** refused by the gate (gate.lua, issue 26): {@code sequence} is the reason */
+        GATE_REFUSED;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

@@ -36,6 +36,10 @@ class AdmissionController {
                 responseCode = "200",
                 description = "Asked before: the same position as the first time",
                 content = @Content(schema = @Schema(implementation = IssueStatus.class))),
+        @ApiResponse(
+                responseCode = "403",
+                description = "NOT_ELIGIBLE (the event is not for this member) or PROOF_INVALID (its human check)"),
+        @ApiResponse(responseCode = "428", description = "PROOF_REQUIRED: the event asks for X-Coupon-Proof"),
         @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND"),
         @ApiResponse(
                 responseCode = "409",
@@ -45,7 +49,7 @@ class AdmissionController {
     Mono<ResponseEntity<Object>> request(
             @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         return admissions
-                .admit(couponId, jwt.getSubject(), request)
+                .admit(couponId, jwt.getSubject(), jwt.getClaims(), request)
                 .map(answer -> ResponseEntity.status(answer.newlyAdmitted() ? HttpStatus.ACCEPTED : HttpStatus.OK)
                         .location(URI.create("/api/v1/coupons/" + couponId + "/issue-requests/me"))
                         .body(answer.status()));

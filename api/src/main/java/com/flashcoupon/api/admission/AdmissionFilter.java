@@ -14,6 +14,7 @@ import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.http.server.reactive.observation.ServerRequestObservationContext;
 import org.springframework.security.oauth2.jwt.BadJwtException;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.security.oauth2.jwt.ReactiveJwtDecoder;
 import org.springframework.stereotype.Component;
 import org.springframework.web.reactive.HandlerMapping;
@@ -93,8 +94,7 @@ class AdmissionFilter implements WebFilter {
             return chain.filter(exchange);
         }
         return tokens.decode(token)
-                .map(jwt ->
-                        security.withSecurityHeaders(exchange, admitted -> admit(admitted, couponId, jwt.getSubject())))
+                .map(jwt -> security.withSecurityHeaders(exchange, admitted -> admit(admitted, couponId, jwt)))
                 .onErrorResume(
                         BadJwtException.class,
                         refused -> Mono.just(security.withSecurityHeaders(exchange, security::unauthorized)))
@@ -104,14 +104,14 @@ class AdmissionFilter implements WebFilter {
                 .flatMap(answer -> answer);
     }
 
-    private Mono<Void> admit(ServerWebExchange exchange, long couponId, String member) {
+    private Mono<Void> admit(ServerWebExchange exchange, long couponId, Jwt jwt) {
         // what the dispatcher's handler mapping does for http.server.requests' uri tag
         exchange.getAttributes().put(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE, PATTERN);
         ServerRequestObservationContext.findCurrent(exchange.getAttributes())
                 .ifPresent(observation -> observation.setPathPattern(PATH));
         ServerHttpResponse response = exchange.getResponse();
         return admissions
-                .admit(couponId, member, exchange.getRequest())
+                .admit(couponId, jwt.getSubject(), jwt.getClaims(), exchange.getRequest())
                 .map(answer -> {
                     response.setStatusCode(answer.newlyAdmitted() ? HttpStatus.ACCEPTED : HttpStatus.OK);
                     response.getHeaders()

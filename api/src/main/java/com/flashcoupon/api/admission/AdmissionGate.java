@@ -111,7 +111,7 @@ class AdmissionGate {
                     loadQueue(couponId);
                 }
             }
-            case ALREADY_ASKED, RATE_LIMITED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> {}
+            case ALREADY_ASKED, RATE_LIMITED, DRAW_ENTERED, DRAW_ASKED_BEFORE, NOT_ANNOUNCED, GATE_REFUSED -> {}
         }
     }
 

@@ -3,6 +3,7 @@ package com.flashcoupon.api.admission;
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.gate.GateChecks;
 import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
@@ -59,6 +60,7 @@ class AdmissionService {
     private final Map<Admission.Outcome, Counter> outcomes = new EnumMap<>(Admission.Outcome.class);
     private final Counter localRefusals;
     private final Timer latency;
+    private final GateChecks gateChecks;
 
     AdmissionService(
             ScriptConnection redis,
@@ -71,7 +73,9 @@ class AdmissionService {
             RetiredCoupons retired,
             Clock clock,
             IssuePace pace,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            GateChecks gateChecks) {
+        this.gateChecks = gateChecks;
         this.pace = pace;
         this.backends = backends;
         this.retired = retired;
@@ -105,13 +109,20 @@ class AdmissionService {
 
     /** Admits the member, or fails with the contract's problem; {@code newlyAdmitted} tells 202 from 200. */
     Mono<Answer> admit(long couponId, String memberId, ServerHttpRequest request) {
+        return admit(couponId, memberId, Map.of(), request);
+    }
+
+    /** As above, with the member's token claims for the gate's claim rules (issue 26). */
+    Mono<Answer> admit(long couponId, String memberId, Map<String, Object> claims, ServerHttpRequest request) {
         return Mono.defer(() -> {
             Timer.Sample started = Timer.start();
-            return decide(couponId, memberId, request).doFinally(signal -> started.stop(latency));
+            var presented = gateChecks.presented(couponId, memberId, claims, request);
+            return decide(couponId, memberId, request, presented).doFinally(signal -> started.stop(latency));
         });
     }
 
-    private Mono<Answer> decide(long couponId, String memberId, ServerHttpRequest request) {
+    private Mono<Answer> decide(
+            long couponId, String memberId, ServerHttpRequest request, GateChecks.Presented presented) {
         String down = backends.down();
         if (down != null) {
             return Mono.error(ApiException.unavailable(down));
@@ -127,21 +138,47 @@ class AdmissionService {
             localRefusals.increment();
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
-        return runScript(couponId, memberId, charged)
+        return runScript(couponId, memberId, charged, presented)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
-                        ? decided(couponId, memberId, ran)
-                        : mirror.restoreOrNotFound(couponId)
+                        ? checked(couponId, memberId, charged, presented, request, ran)
+                        : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged).then(answerRetired(coupon, memberId))
-                                        : runScript(couponId, memberId, charged)
-                                                .flatMap(again -> decided(couponId, memberId, again))));
+                                        : runScript(couponId, memberId, charged, presented)
+                                                .flatMap(again -> checked(
+                                                        couponId, memberId, charged, presented, request, again))));
+    }
+
+    /** The gate (issue 26): a SITEVERIFY event's token is checked by its service, then gate.lua is asked again. */
+    private Mono<Answer> checked(
+            long couponId,
+            String memberId,
+            RateLimits.CouponLimits charged,
+            GateChecks.Presented presented,
+            ServerHttpRequest request,
+            Ran ran) {
+        if (ran.admission().outcome() != Admission.Outcome.GATE_REFUSED
+                || ran.admission().sequence() != GateChecks.CHECK_TOKEN) {
+            return decided(couponId, memberId, ran);
+        }
+        return gateChecks
+                .verified(presented, request)
+                .flatMap(verified -> runScript(couponId, memberId, charged, verified))
+                .flatMap(again -> decided(couponId, memberId, again));
     }
 
     private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
         Admission admission = ran.admission();
-        outcomes.get(admission.outcome()).increment();
         gate.learn(couponId, admission);
-        Mono<Answer> answer = answer(couponId, memberId, admission);
+        // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
+        // 202 into a 503 (F18)
+        Mono<Answer> answer = Mono.defer(() -> {
+            outcomes.get(admission.outcome()).increment();
+            if (admission.outcome() == Admission.Outcome.ADMITTED) {
+                gateChecks.countWouldRefuse(admission.places()); // the gate's COUNT_ONLY mode (issue 26)
+            }
+            return answer(couponId, memberId, admission);
+        });
         boolean promise = switch (admission.outcome()) {
             case ADMITTED, DRAW_ENTERED, DRAW_ASKED_BEFORE -> true;
             case ALREADY_ASKED -> admission.result().isEmpty();
@@ -230,19 +267,25 @@ class AdmissionService {
                                 pace.pace(couponId, admission.rate()))));
             case RATE_LIMITED -> Mono.error(limits.refused(admission.sequence(), admission.done()));
             case SOLD_OUT -> Mono.error(ApiException.soldOut(couponId));
+            case NOT_ANNOUNCED -> Mono.error(ApiException.couponNotFound(couponId));
             case NOT_OPEN_YET -> Mono.error(ApiException.notOpenYet(couponId));
             case CLOSED -> Mono.error(ApiException.closed(couponId));
             case MIRROR_MISSING -> Mono.error(ApiException.unavailable("The coupon's admission state"));
+            case GATE_REFUSED -> Mono.error(gateChecks.refusal(couponId, admission.sequence()));
         };
     }
 
     /** What the script answered, and the script connection's epoch when it was sent (see {@link #replicated}). */
     private record Ran(Admission admission, long epoch) {}
 
-    private Mono<Ran> runScript(long couponId, String memberId, RateLimits.CouponLimits charged) {
+    private Mono<Ran> runScript(
+            long couponId, String memberId, RateLimits.CouponLimits charged, GateChecks.Presented gate) {
         return Mono.defer(() -> {
                     long epoch = redis.epoch();
-                    return redis.eval(script, AdmitScript.keys(couponId, charged), AdmitScript.args(memberId, charged))
+                    return redis.eval(
+                                    script,
+                                    AdmitScript.keys(couponId, charged),
+                                    AdmitScript.args(memberId, charged, gate))
                             .map(reply -> new Ran(AdmitScript.read(reply), epoch));
                 })
                 // the script may have run before its answer was lost: never claim that nothing was accepted

@@ -4,9 +4,11 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.draw.DrawWindow;
+import com.flashcoupon.api.gate.GateChecks;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
 import java.util.List;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -16,7 +18,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class AdmitScript {
 
-    static final String TEXT = DrawWindow.withWindow(RateLimits.withLimits("scripts/admit.lua"));
+    static final String TEXT =
+            LuaScripts.text("scripts/gate.lua") + DrawWindow.withWindow(RateLimits.withLimits("scripts/admit.lua"));
 
     static final ScriptConnection.Script SCRIPT = ScriptConnection.Script.of(TEXT);
 
@@ -36,9 +39,11 @@ final class AdmitScript {
         return CouponKeys.admission(couponId, limits.memberKey(), limits.addressKey());
     }
 
-    static String[] args(String memberId, RateLimits.CouponLimits limits) {
+    static String[] args(String memberId, RateLimits.CouponLimits limits, GateChecks.Presented gate) {
         List<String> rates = limits.args();
-        return new String[] {memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3)};
+        return new String[] {
+            memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3), gate.claims(), gate.proof()
+        };
     }
 
     /**

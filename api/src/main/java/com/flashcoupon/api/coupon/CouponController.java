@@ -2,6 +2,7 @@ package com.flashcoupon.api.coupon;
 
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redemption.Benefits;
+import com.flashcoupon.api.web.ApiException;
 import io.swagger.v3.oas.annotations.responses.ApiResponse;
 import io.swagger.v3.oas.annotations.responses.ApiResponses;
 import jakarta.validation.constraints.Positive;
@@ -33,8 +34,12 @@ class CouponController {
     @GetMapping("/api/v1/coupons/{couponId}")
     Mono<CouponView> get(
             @PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
-        return limits.charge(limits.forCoupon(couponId, jwt.getSubject(), request))
-                .then(Mono.defer(() -> states.load(couponId)))
+        String member = jwt.getSubject();
+        return limits.charge(limits.forCoupon(couponId, member, request))
+                .then(Mono.defer(() -> states.loadForMember(couponId, limits.chargeOverall(member, request))))
+                // before its announcement, an event is answered as one that does not exist
+                .filter(CouponState::announced)
+                .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)))
                 // after the state: a coupon that is not found never has its (absent) benefit remembered
                 .flatMap(state -> benefits.find(couponId).map(benefit -> CouponView.of(state, benefit.orElse(null))));
     }

@@ -5,6 +5,7 @@ import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,14 +41,21 @@ class CouponGauges {
     private static final Logger log = LoggerFactory.getLogger(CouponGauges.class);
 
     private final CouponRepository coupons;
+    private final EventList eventList;
     private final BlockingIo blocking;
     private final CouponStates states;
     private final MeterRegistry meters;
     private final Map<Long, Levels> levels = new ConcurrentHashMap<>();
     private final AtomicBoolean running = new AtomicBoolean();
 
-    CouponGauges(CouponRepository coupons, BlockingIo blocking, CouponStates states, MeterRegistry meters) {
+    CouponGauges(
+            CouponRepository coupons,
+            EventList eventList,
+            BlockingIo blocking,
+            CouponStates states,
+            MeterRegistry meters) {
         this.coupons = coupons;
+        this.eventList = eventList;
         this.blocking = blocking;
         this.states = states;
         this.meters = meters;
@@ -59,7 +67,8 @@ class CouponGauges {
             return; // the previous refresh is still reading
         }
         blocking.call(() -> {
-                    Set<Long> ids = new HashSet<>(coupons.findWithRedisState(LIVE));
+                    List<Long> live = eventList.withRedisState(); // newest first
+                    Set<Long> ids = new HashSet<>(live.subList(0, Math.min(LIVE, live.size())));
                     coupons.findRecent(RECENT).forEach(coupon -> ids.add(coupon.id()));
                     return ids;
                 })

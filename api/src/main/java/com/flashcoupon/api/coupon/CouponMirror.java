@@ -3,6 +3,7 @@ package com.flashcoupon.api.coupon;
 import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
 import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.gatestate.GateMirror;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -10,6 +11,8 @@ import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -36,23 +39,46 @@ public class CouponMirror {
     private static final long RESTORING = 4;
     private static final long NEEDS_RESTORE = 5;
 
+    /** Not from the script: another caller restored the coupon while this one waited (the meta is as MySQL has it). */
+    private static final long AWAITED = 6;
+
+    /** The attempts of a member's own request: no retries of its own, it waits for the other restore to end. */
+    private static final int AWAIT_SHARED = -1;
+
     /** How often, and how far apart, an operator's change asks again while another caller restores the coupon. */
     private static final int WAIT_ATTEMPTS = 100;
 
     private static final Duration WAIT_STEP = Duration.ofMillis(200);
+
+    /**
+     * How long a member's own request (admission, status, coupon view) waits for another caller's restore of the
+     * coupon before its 503, and how often it looks: one poll of the lock per coupon on this instance, shared by every
+     * request that waits, so a crowd arriving during a restore costs Redis one small read per step, MySQL nothing.
+     */
+    private static final Duration RESTORE_WAIT = Duration.ofSeconds(5);
+
+    private static final Duration RESTORE_POLL = Duration.ofMillis(50);
+
+    private final Map<Long, Mono<Boolean>> restoresAwaited = new ConcurrentHashMap<>();
 
     private final ReactiveStringRedisTemplate redis;
     private final CouponRepository coupons;
     private final BlockingIo blocking;
     private final RetiredCoupons retired;
     private final MemberRestore members;
+    private final GateMirror gates;
+    private final UnknownCoupons unknown;
 
     CouponMirror(
             ReactiveStringRedisTemplate redis,
             CouponRepository coupons,
             BlockingIo blocking,
             RetiredCoupons retired,
-            MemberRestore members) {
+            MemberRestore members,
+            UnknownCoupons unknown,
+            GateMirror gates) {
+        this.unknown = unknown;
+        this.gates = gates;
         this.redis = redis;
         this.coupons = coupons;
         this.blocking = blocking;
@@ -65,13 +91,15 @@ public class CouponMirror {
      * must land: while another caller restores the coupon, it waits for the restore to end (up to 20 s, then 503).
      */
     public Mono<Void> mirror(Coupon coupon) {
+        unknown.forget(coupon.id());
         return write(coupon, WAIT_ATTEMPTS).then();
     }
 
     /**
      * What mirror.lua answered ({@link #RETIRED} without asking it when the row says so). When Redis lost the coupon
      * and MySQL knows members of it, they are restored first, by whoever takes the lock; another caller's restore is
-     * waited for {@code attempts} times, then answered with 503 (the member asks again shortly).
+     * waited for {@code attempts} times, then answered with 503 (the member asks again shortly); a member's own request
+     * ({@link #AWAIT_SHARED}) waits for it once, up to {@link #RESTORE_WAIT}.
      */
     private Mono<Long> write(Coupon coupon, int attempts) {
         return script(coupon, "").flatMap(outcome -> {
@@ -86,6 +114,10 @@ public class CouponMirror {
     }
 
     private Mono<Long> waitForRestore(long couponId, int attempts) {
+        if (attempts == AWAIT_SHARED) {
+            return restoreEnded(couponId)
+                    .flatMap(ended -> ended ? Mono.just(AWAITED) : Mono.error(() -> ApiException.restoring(couponId)));
+        }
         if (attempts <= 0) {
             return Mono.error(() -> ApiException.restoring(couponId));
         }
@@ -93,6 +125,22 @@ public class CouponMirror {
                 .then(find(couponId))
                 .flatMap(coupon -> write(coupon, attempts - 1))
                 .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)));
+    }
+
+    /**
+     * True once no caller holds the coupon's restore lock, false when one still does after {@link #RESTORE_WAIT}. The
+     * script that runs next decides: a restore that failed gave the lock back, and the next caller restores again.
+     */
+    private Mono<Boolean> restoreEnded(long couponId) {
+        return restoresAwaited.computeIfAbsent(
+                couponId,
+                id -> Mono.defer(() -> redis.hasKey(CouponKeys.restoring(id)))
+                        .filter(held -> !held)
+                        .repeatWhenEmpty(empty -> empty.delayElements(RESTORE_POLL))
+                        .map(released -> true)
+                        .timeout(RESTORE_WAIT, Mono.just(false))
+                        .doFinally(signal -> restoresAwaited.remove(id))
+                        .cache());
     }
 
     /**
@@ -138,7 +186,45 @@ public class CouponMirror {
         // anything MySQL knows of its admissions makes a lost coupon go through the restore (members, unknown count)
         long known = Math.max(base, coupon.admittedSeenCount());
         List<String> keys = keys(id);
-        List<String> args = List.of(
+        Mono<Boolean> drawRecorded =
+                coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
+        // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
+        return gates.prepare(id)
+                .zipWith(drawRecorded)
+                // a recorded draw names the members it placed: a lost event with one is restored, never made anew
+                .flatMap(prepared -> {
+                    boolean drawn = prepared.getT2();
+                    return redis.execute(
+                                    MIRROR,
+                                    keys,
+                                    arguments(
+                                            coupon,
+                                            base,
+                                            drawn ? Math.max(known, 1) : known,
+                                            token,
+                                            drawn,
+                                            prepared.getT1()))
+                            .next();
+                })
+                .handle(logging(outcome -> {
+                    if (outcome == RESTORED && base > 0) {
+                        log.error(
+                                "coupon {} was missing from Redis and was restored from MySQL: {} admissions published before",
+                                id,
+                                base);
+                    } else if (outcome == STALE) {
+                        log.info(
+                                "coupon {}: Redis holds a newer version than {}; this snapshot was not mirrored",
+                                id,
+                                coupon.version());
+                    }
+                }));
+    }
+
+    /** mirror.lua's ARGV, in its order. */
+    private static List<String> arguments(
+            Coupon coupon, long base, long known, String token, boolean drawn, String gate) {
+        return List.of(
                 coupon.name(),
                 Integer.toString(coupon.totalQuantity()),
                 Long.toString(coupon.openAt().toEpochMilli()),
@@ -149,20 +235,11 @@ public class CouponMirror {
                 Long.toString(coupon.version()),
                 Long.toString(known),
                 token,
-                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()));
-        return redis.execute(MIRROR, keys, args).next().handle(logging(outcome -> {
-            if (outcome == RESTORED && base > 0) {
-                log.error(
-                        "coupon {} was missing from Redis and was restored from MySQL: {} admissions published before",
-                        id,
-                        base);
-            } else if (outcome == STALE) {
-                log.info(
-                        "coupon {}: Redis holds a newer version than {}; this snapshot was not mirrored",
-                        id,
-                        coupon.version());
-            }
-        }));
+                Long.toString(coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli()),
+                drawn ? "1" : "0",
+                Long.toString(
+                        coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()),
+                gate);
     }
 
     /**
@@ -171,7 +248,7 @@ public class CouponMirror {
      */
     public Mono<Coupon> restore(long couponId) {
         return find(couponId)
-                .flatMap(coupon -> write(coupon, 0)
+                .flatMap(coupon -> write(coupon, AWAIT_SHARED)
                         .flatMap(outcome -> outcome == RETIRED && !coupon.retired()
                                 // retired between our read of the row and the script: the row as it is now says so
                                 ? find(couponId).doOnNext(retired::remember)
@@ -185,5 +262,19 @@ public class CouponMirror {
     /** Mirrors the coupon again or fails with 404 when it does not exist. */
     public Mono<Coupon> restoreOrNotFound(long couponId) {
         return restore(couponId).switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)));
+    }
+
+    /**
+     * A member's request about a coupon Redis does not hold: {@code charge} (the member's and the address's overall
+     * allowance) is paid first, before MySQL is asked, since the id may be one of any number that do not exist; an id
+     * MySQL said it does not know is answered 404 for a few seconds without asking again ({@link UnknownCoupons}).
+     */
+    public Mono<Coupon> restoreOrNotFound(long couponId, Mono<Void> charge) {
+        return charge.then(Mono.defer(() -> unknown.isUnknown(couponId)
+                ? Mono.<Coupon>error(ApiException.couponNotFound(couponId))
+                : restore(couponId).switchIfEmpty(Mono.error(() -> {
+                    unknown.remember(couponId);
+                    return ApiException.couponNotFound(couponId);
+                }))));
     }
 }

@@ -29,7 +29,8 @@ public record CouponState(
         long rejectedSoldOut,
         long now,
         long held,
-        Draw draw) {
+        Draw draw,
+        long announceAt) {
 
     /**
      * A RANDOMIZED_START event's draw: its state (0 nothing to wait for: made, or a FIFO event; 1 the window is open; 2
@@ -71,7 +72,13 @@ public record CouponState(
                 coupon.rejectedSoldOutCount() == null ? 0 : coupon.rejectedSoldOutCount(),
                 now,
                 0,
-                Draw.NONE);
+                Draw.NONE,
+                coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli());
+    }
+
+    /** Whether members may see the event at the time this state was read (its announceAt passed, or it has none). */
+    public boolean announced() {
+        return now >= announceAt;
     }
 
     public long admitted() {

@@ -48,6 +48,23 @@ public class CouponStates {
                                 : read(couponId))));
     }
 
+    /**
+     * A member's read of the coupon's state: when Redis does not hold it, {@code charge} is paid before MySQL is asked,
+     * and an id MySQL just said it does not know is answered 404 at once ({@link CouponMirror#restoreOrNotFound(long,
+     * Mono)}).
+     */
+    public Mono<CouponState> loadForMember(long couponId, Mono<Void> charge) {
+        var gone = retired.find(couponId);
+        if (gone.isPresent()) {
+            return Mono.just(CouponState.retired(gone.get(), clock.millis()));
+        }
+        return read(couponId)
+                .switchIfEmpty(Mono.defer(() -> mirror.restoreOrNotFound(couponId, charge)
+                        .flatMap(coupon -> coupon.retired()
+                                ? Mono.just(CouponState.retired(coupon, clock.millis()))
+                                : read(couponId))));
+    }
+
     /** The state Redis holds; empty when Redis has no mirror of the coupon. */
     public Mono<CouponState> read(long id) {
         List<String> keys = List.of(
@@ -75,6 +92,7 @@ public class CouponStates {
                         number(reply, 11),
                         number(reply, 12),
                         number(reply, 13),
-                        new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17))));
+                        new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17)),
+                        number(reply, 18)));
     }
 }

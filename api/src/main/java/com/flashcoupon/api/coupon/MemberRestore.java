@@ -109,6 +109,7 @@ public class MemberRestore {
                 })
                 .then(pages(couponId, token, Source.WALLETS, "", 0))
                 .flatMap(wallets -> pages(couponId, token, Source.FAILURES, "", wallets))
+                .flatMap(decided -> pages(couponId, token, Source.PLACED, "", decided))
                 .doOnNext(members -> {
                     restored.increment(members);
                     log.warn("coupon {}: {} members MySQL knows were put back into Redis", couponId, members);
@@ -141,7 +142,8 @@ public class MemberRestore {
                         List.of(
                                 CouponKeys.queue(couponId),
                                 CouponKeys.result(couponId),
-                                CouponKeys.restoring(couponId)),
+                                CouponKeys.restoring(couponId),
+                                CouponKeys.retired(couponId)),
                         args)
                 .next()
                 .flatMap(added -> added < 0 ? Mono.error(new LockLost(couponId)) : Mono.just(added));
@@ -186,7 +188,7 @@ public class MemberRestore {
         });
     }
 
-    /** A member MySQL knows: the first sequence and the result value as the worker writes it. */
+    /** A member MySQL knows: the first sequence and the result value as the worker writes it ('' for none yet). */
     private record Known(String member, long sequence, String result) {}
 
     /** Where decided members are: wallets (ISSUED) and failures (FAILED), read by member id from the coupon's key. */
@@ -203,6 +205,24 @@ public class MemberRestore {
             @Override
             String result(java.sql.ResultSet rs) throws java.sql.SQLException {
                 return CouponKeys.FAILED_PREFIX + rs.getString("reason");
+            }
+        },
+        /**
+         * The members a recorded draw placed that were never handed to Kafka (their sequence above everything
+         * published or decided), at the sequence their place gives: accepted, so never lost with Redis. No result
+         * yet: they queue above every decided member, where mirror.lua puts the cursor.
+         */
+        PLACED("SELECT e.member_id, d.first_sequence + e.place - 1 AS request_seq FROM coupon_draw_entrant e"
+                + " JOIN coupon_draw d ON d.coupon_id = e.coupon_id JOIN coupon c ON c.id = e.coupon_id"
+                + " WHERE e.coupon_id = ? AND e.member_id > ? AND e.place IS NOT NULL"
+                + " AND d.drawn_at IS NOT NULL AND d.first_sequence IS NOT NULL"
+                + " AND d.first_sequence + e.place - 1 > GREATEST(c.published_count,"
+                + " COALESCE((SELECT MAX(w.request_seq) FROM coupon_wallet w WHERE w.coupon_id = e.coupon_id), 0),"
+                + " COALESCE((SELECT MAX(f.request_seq) FROM coupon_issue_failure f WHERE f.coupon_id = e.coupon_id),"
+                + " 0)) ORDER BY e.member_id LIMIT ?") {
+            @Override
+            String result(java.sql.ResultSet rs) {
+                return "";
             }
         };
 

@@ -3,7 +3,7 @@ package com.flashcoupon.api.drain;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
-/** Thin: the schedule, on a thread of its own. The lease per coupon lives in {@link Drainer}. */
+/** Thin: the schedule, on a thread of its own. The lease per coupon lives in {@link DrainLease}. */
 @Component
 class DrainJob {
 

@@ -63,8 +63,8 @@ public class BackendWatch implements DisposableBean {
         down = now;
     }
 
-    /** Whether Kafka answered the last probe: the {@code kafka} health component reads it. */
-    boolean kafkaAnswers() {
+    /** Whether Kafka answered the last probe: the {@code kafka} health component reads it, and the drainer (it gives its leases up while Kafka is down for this instance). */
+    public boolean kafkaAnswers() {
         return kafkaUp;
     }
 

@@ -107,14 +107,14 @@ public class RateLimits {
 
     /**
      * This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. The api's
-     * own warm-up coupon ({@link CouponKeys#WARM_UP_ID}) has the member limit alone: its requests all come from the api.
+     * own warm-up coupons ({@link CouponKeys#isWarmUp}) has the member limit alone: its requests all come from the api.
      */
     public CouponLimits forCoupon(long couponId, String memberId, ServerHttpRequest request) {
         String address = addressOn ? addresses.of(request) : "";
         return new CouponLimits(
                 CouponKeys.memberLimit(couponId, memberId),
                 CouponKeys.addressLimit(couponId, address),
-                couponId == CouponKeys.WARM_UP_ID ? memberLimitOnly : both);
+                CouponKeys.isWarmUp(couponId) ? memberLimitOnly : both);
     }
 
     /**
@@ -136,6 +136,37 @@ public class RateLimits {
                 .flatMap(reply -> number(reply, 0) == 0
                         ? Mono.<Void>empty()
                         : Mono.error(refused(number(reply, 0), number(reply, 1))));
+    }
+
+    /**
+     * Charges a request that names no coupon that exists (an id MySQL may not know, read before MySQL is asked) to the
+     * member's and the address's overall allowance, the one the endpoints without a coupon share: a request to a new id
+     * gets no fresh allowance of its own. A 429 when refused; any failure of the check fails closed (503).
+     */
+    public Mono<Void> chargeOverall(String memberId, ServerHttpRequest request) {
+        if (!enabled()) {
+            return Mono.empty();
+        }
+        return Mono.defer(() -> check(memberId, request))
+                .onErrorMap(
+                        error -> !(error instanceof ApiException), error -> ApiException.unavailable("The rate limit"))
+                .flatMap(verdict -> verdict.allowed()
+                        ? Mono.<Void>empty()
+                        : Mono.error(ApiException.rateLimited(verdict.retryAfterSeconds())));
+    }
+
+    /**
+     * Charges a request below {@code /api/} that has no token, or one the decoder refused, to its address's overall
+     * allowance: the seconds to wait when that allowance is used up, 0 when the request is within it (it is then
+     * answered 401). Off, or the check failing, counts as within: the request is refused with a 401 either way.
+     */
+    public Mono<Long> chargeUnauthenticated(ServerHttpRequest request) {
+        if (!addressOn) {
+            return Mono.just(0L);
+        }
+        return Mono.defer(() -> one(ADDRESS_KEY + addresses.of(request), addressOnly, 2))
+                .map(Verdict::retryAfterSeconds)
+                .onErrorReturn(0L);
     }
 
     /**

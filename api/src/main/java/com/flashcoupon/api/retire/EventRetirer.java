@@ -3,6 +3,7 @@ package com.flashcoupon.api.retire;
 import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
+import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.coupon.MemberRestore;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.draw.DrawRecord;
@@ -48,6 +49,7 @@ class EventRetirer {
     private static final Duration REDIS_WAIT = Duration.ofSeconds(5);
 
     private final CouponRepository coupons;
+    private final EventList eventList;
     private final CouponStates states;
     private final RetiredCoupons retired;
     private final StringRedisTemplate redis;
@@ -71,6 +73,7 @@ class EventRetirer {
 
     EventRetirer(
             CouponRepository coupons,
+            EventList eventList,
             CouponStates states,
             RetiredCoupons retired,
             StringRedisTemplate redis,
@@ -82,6 +85,7 @@ class EventRetirer {
         this.restore = restore;
         this.draws = draws;
         this.coupons = coupons;
+        this.eventList = eventList;
         this.states = states;
         this.retired = retired;
         this.redis = redis;
@@ -114,7 +118,7 @@ class EventRetirer {
         passes++;
         List<Long> ids;
         try {
-            ids = coupons.findWithRedisState(CouponRepository.MAX_LIVE_EVENTS);
+            ids = eventList.withRedisState();
         } catch (RuntimeException e) {
             log.debug("events to retire not listed, MySQL did not answer: {}", e.toString());
             return;
@@ -256,6 +260,7 @@ class EventRetirer {
         keys.addAll(CouponKeys.state(id));
         Long removed = redis.execute(RETIRE, keys, Long.toString(markTtl.toMillis()));
         coupons.markKeysRemoved(id, clock.instant());
+        eventList.changed();
         retired.remember(coupon);
         log.info("coupon {} retired: {} Redis keys removed; MySQL answers for it from now on", id, removed);
     }

@@ -1,9 +1,11 @@
 package com.flashcoupon.api.security;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.api.web.ProblemWriter;
 import com.flashcoupon.api.web.Problems;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.Ordered;
@@ -46,11 +48,15 @@ class SecurityConfig {
     @Bean(CHAIN)
     @Order(Ordered.HIGHEST_PRECEDENCE)
     SecurityWebFilterChain securityFilterChain(
-            ServerHttpSecurity http, ReactiveJwtDecoder decoder, ProblemWriter problems, ApiProperties properties) {
+            ServerHttpSecurity http,
+            ReactiveJwtDecoder decoder,
+            ProblemWriter problems,
+            ApiProperties properties,
+            ObjectProvider<RateLimits> limits) {
         String metricsRole = properties.metrics().requireRole();
         var metrics = new PathPatternParserServerWebExchangeMatcher("/actuator/prometheus/**");
         var internal = new PathPatternParserServerWebExchangeMatcher("/internal/v1/**");
-        ServerAuthenticationEntryPoint unauthorized = new BearerChallenge(problems);
+        ServerAuthenticationEntryPoint unauthorized = new BearerChallenge(problems, limits.getIfAvailable());
         ServerAccessDeniedHandler forbidden = (exchange, e) -> metrics.matches(exchange)
                 .zipWith(internal.matches(exchange))
                 .flatMap(match -> problems.write(

@@ -1,8 +1,10 @@
 package com.flashcoupon.api.security;
 
+import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.web.ProblemWriter;
 import java.util.List;
 import java.util.Map;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.http.HttpHeaders;
 import org.springframework.security.oauth2.server.resource.InvalidBearerTokenException;
@@ -26,7 +28,10 @@ public class SecurityShortcut {
     private final WebFilter headers;
     private final BearerChallenge challenge;
 
-    SecurityShortcut(@Qualifier(SecurityConfig.CHAIN) SecurityWebFilterChain chain, ProblemWriter problems) {
+    SecurityShortcut(
+            @Qualifier(SecurityConfig.CHAIN) SecurityWebFilterChain chain,
+            ProblemWriter problems,
+            ObjectProvider<RateLimits> limits) {
         // the chain's filters are a fixed list; reading it here, at start-up, blocks nothing
         List<WebFilter> filters = chain.getWebFilters().collectList().block();
         this.headers = filters == null
@@ -35,7 +40,7 @@ public class SecurityShortcut {
                         .filter(HttpHeaderWriterWebFilter.class::isInstance)
                         .findFirst()
                         .orElse((exchange, next) -> next.filter(exchange));
-        this.challenge = new BearerChallenge(problems);
+        this.challenge = new BearerChallenge(problems, limits.getIfAvailable());
     }
 
     /** Runs {@code answer}, whose response gets the headers the chain writes on every answer. */

@@ -17,6 +17,12 @@ import org.springframework.validation.annotation.Validated;
  * @param groupPrefix consumer group prefix of the result listener; each instance adds a random suffix, so every
  *     instance sees every result
  * @param maxBuffered events a slow client may have waiting before position and heartbeat events are dropped for it
+ *     (one place is always kept for the final event)
+ * @param maxStreams streams one instance holds at once; over it, a new stream is answered 503 with {@code Retry-After}
+ * @param maxPerMember streams one member may hold for one coupon on one instance; a newer one ends the oldest with a
+ *     final {@code replaced} event
+ * @param maxLifetime how long a stream may stay open; it then ends with a final {@code reconnect} event (each stream
+ *     at a random moment in the last tenth of it, so a crowd that opened together does not reconnect together)
  */
 @Validated
 @ConfigurationProperties("coupon.live")
@@ -24,4 +30,7 @@ public record LiveProperties(
         @DefaultValue("1s") @NotNull Duration tick,
         @DefaultValue("15s") @NotNull Duration heartbeat,
         @DefaultValue("coupon-api-live-") @NotNull String groupPrefix,
-        @DefaultValue("32") @Min(4) @Max(1024) int maxBuffered) {}
+        @DefaultValue("32") @Min(4) @Max(1024) int maxBuffered,
+        @DefaultValue("20000") @Min(1) int maxStreams,
+        @DefaultValue("2") @Min(1) int maxPerMember,
+        @DefaultValue("10m") @NotNull Duration maxLifetime) {}

@@ -37,13 +37,15 @@ class LiveStatusController {
     @ApiResponses({
         @ApiResponse(
                 responseCode = "200",
-                description = "Server-sent events named status carrying the status resource, until ISSUED or FAILED"),
-        @ApiResponse(responseCode = "404", description = "REQUEST_NOT_FOUND")
+                description = "Server-sent events named status carrying the status resource, until ISSUED or FAILED;"
+                        + " a stream may instead end with an event named replaced or reconnect"),
+        @ApiResponse(responseCode = "404", description = "REQUEST_NOT_FOUND"),
+        @ApiResponse(responseCode = "503", description = "UNAVAILABLE: this instance holds as many streams as it may")
     })
     @GetMapping(
             path = "/api/v1/coupons/{couponId}/issue-requests/me/events",
             produces = MediaType.TEXT_EVENT_STREAM_VALUE)
-    Flux<ServerSentEvent<IssueStatus>> events(
+    Flux<ServerSentEvent<Object>> events(
             @PathVariable long couponId, @AuthenticationPrincipal Jwt jwt, ServerHttpRequest request) {
         if (couponId <= 0) {
             return Flux.error(ApiException.invalid("couponId must be a positive number."));

@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -68,13 +69,16 @@ public class LiveStatusHub implements SmartLifecycle {
     private volatile Disposable ticker;
 
     private final IssuePace pace;
+    private final LiveStreamCaps caps;
 
     LiveStatusHub(
             StatusService statuses,
             ReactiveStringRedisTemplate redis,
             LiveProperties properties,
             IssuePace pace,
+            LiveStreamCaps caps,
             MeterRegistry meters) {
+        this.caps = caps;
         this.pace = pace;
         this.statuses = statuses;
         this.redis = redis;
@@ -88,18 +92,30 @@ public class LiveStatusHub implements SmartLifecycle {
 
     /**
      * The member's stream: the status at once, positions as the queue drains, the final status, then completion. A
-     * member without a request gets the status read's 404 before any event.
+     * member without a request gets the status read's 404 before any event, and a stream over the instance's cap a 503;
+     * once the status read accepted it, the member's older streams for the coupon beyond their cap are replaced, and
+     * the stream ends at its lifetime ({@link LiveStreamCaps}).
      */
-    Flux<ServerSentEvent<IssueStatus>> open(long couponId, String memberId, ServerHttpRequest request) {
+    Flux<ServerSentEvent<Object>> open(long couponId, String memberId, ServerHttpRequest request) {
         return Flux.defer(() -> {
-            LiveStream stream = new LiveStream(couponId, memberId, properties.maxBuffered());
+            var full = caps.tryOpen();
+            if (full != null) {
+                return Flux.error(full);
+            }
+            LiveStream stream = new LiveStream(couponId, memberId, properties.maxBuffered(), caps.nextSerial());
             add(stream);
             return statuses.track(couponId, memberId, request)
                     .flatMapMany(tracked -> {
                         stream.start(tracked, System.nanoTime());
-                        return stream.events();
+                        Map<String, Set<LiveStream>> members = coupons.get(couponId);
+                        caps.replaceOlder(members == null ? null : members.get(memberId), stream);
+                        Disposable lifetime = caps.endAtLifetime(stream);
+                        return stream.events().doFinally(signal -> lifetime.dispose());
                     })
-                    .doFinally(signal -> remove(stream));
+                    .doFinally(signal -> {
+                        remove(stream);
+                        caps.closed();
+                    });
         });
     }
 
@@ -114,6 +130,11 @@ public class LiveStatusHub implements SmartLifecycle {
                 ? IssueStatus.issued(result.couponId(), result.memberId(), result.walletCouponId())
                 : IssueStatus.failed(result.couponId(), result.memberId(), result.failureReason());
         streams.forEach(stream -> stream.finish(status));
+    }
+
+    /** The coupons this instance has open streams for, a live view: the result intake reads their partitions only. */
+    Set<Long> streamedCoupons() {
+        return Collections.unmodifiableSet(coupons.keySet());
     }
 
     /** Open streams of this instance. */

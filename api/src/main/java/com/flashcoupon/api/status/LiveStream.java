@@ -1,6 +1,7 @@
 package com.flashcoupon.api.status;
 
 import java.time.Instant;
+import java.util.Queue;
 import org.springframework.http.codec.ServerSentEvent;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
@@ -11,15 +12,32 @@ import reactor.util.concurrent.Queues;
  * One member's open status stream. The hub's ticker, the result listener and the first status read all emit into it,
  * from different threads, so every method is synchronized (uncontended: one stream, a few events a second at most).
  * Once a final status was sent, nothing else is.
+ *
+ * <p>The final event is never dropped for a slow reader: intermediate events (positions, odds, heartbeats) are sent
+ * only while the buffer has more than one free place, so the last place is always there for the final one, whichever
+ * it is: the result, {@code replaced} (a newer stream of the member took over) or {@code reconnect} (the stream
+ * reached its lifetime).
  */
 final class LiveStream {
 
     static final String EVENT = "status";
 
+    /** The final event of a stream a newer one of the same member and coupon replaced: the client stops listening. */
+    static final String REPLACED = "replaced";
+
+    /** The final event of a stream that reached its lifetime: the client opens it again. */
+    static final String RECONNECT = "reconnect";
+
+    /** The data of a final {@link #REPLACED} or {@link #RECONNECT} event. */
+    record Ending(String reason, String detail) {}
+
     final long couponId;
     final String memberId;
 
-    private final Sinks.Many<ServerSentEvent<IssueStatus>> sink;
+    private final Sinks.Many<ServerSentEvent<Object>> sink;
+    private final Queue<ServerSentEvent<Object>> buffer;
+    private final int maxBuffered;
+    final long opened;
     private long sequence;
     private Instant drawAt;
     private Odds odds;
@@ -27,20 +45,28 @@ final class LiveStream {
     private long lastSentNanos;
     private boolean finished;
 
-    LiveStream(long couponId, String memberId, int maxBuffered) {
+    LiveStream(long couponId, String memberId, int maxBuffered, long opened) {
         this.couponId = couponId;
         this.memberId = memberId;
-        this.sink = Sinks.many()
-                .unicast()
-                .onBackpressureBuffer(
-                        Queues.<ServerSentEvent<IssueStatus>>get(maxBuffered).get());
+        this.opened = opened;
+        this.maxBuffered = maxBuffered;
+        this.buffer = Queues.<ServerSentEvent<Object>>get(maxBuffered).get();
+        this.sink = Sinks.many().unicast().onBackpressureBuffer(buffer);
+    }
+
+    /** An intermediate event, sent only while it leaves a place free for the final one: whether it was sent. */
+    private boolean sendIntermediate(ServerSentEvent<Object> event) {
+        if (buffer.size() >= maxBuffered - 1) {
+            return false;
+        }
+        return sink.tryEmitNext(event).isSuccess();
     }
 
     /**
      * The stream's events, delivered on a parallel worker: emitters (the ticker and first status reads complete on
      * Redis's I/O thread) only enqueue, so encoding and writing 10,000 streams never holds up Redis replies.
      */
-    Flux<ServerSentEvent<IssueStatus>> events() {
+    Flux<ServerSentEvent<Object>> events() {
         return sink.asFlux().publishOn(Schedulers.parallel(), 8);
     }
 
@@ -58,7 +84,7 @@ final class LiveStream {
         odds = tracked.inDraw() ? Odds.of(tracked.status().draw()) : null;
         position = tracked.inDraw() ? 0 : tracked.status().position();
         lastSentNanos = nowNanos;
-        sink.tryEmitNext(event(tracked.status()));
+        sendIntermediate(event(tracked.status()));
     }
 
     /** The member's admission sequence while waiting, 0 before the first status and once finished. */
@@ -91,7 +117,7 @@ final class LiveStream {
                 drawAt,
                 System.currentTimeMillis(),
                 pace);
-        if (sink.tryEmitNext(event(status)).isSuccess()) {
+        if (sendIntermediate(event(status))) {
             odds = now;
             lastSentNanos = nowNanos;
         }
@@ -119,7 +145,7 @@ final class LiveStream {
         if (!first && (status.position() == position || nowNanos - lastSentNanos < minGapNanos)) {
             return;
         }
-        if (sink.tryEmitNext(event(status)).isSuccess()) {
+        if (sendIntermediate(event(status))) {
             position = status.position();
             lastSentNanos = nowNanos;
         }
@@ -127,11 +153,31 @@ final class LiveStream {
 
     /** Sends the final status and closes the stream; later calls do nothing. */
     synchronized void finish(IssueStatus status) {
+        finish(event(status));
+    }
+
+    /**
+     * Ends the stream with a final {@link #REPLACED} or {@link #RECONNECT} event instead of a status; nothing when it
+     * has ended already.
+     */
+    synchronized void end(String name, String detail) {
+        finish(ServerSentEvent.<Object>builder(new Ending(name, detail))
+                .event(name)
+                .build());
+    }
+
+    /** Whether the stream has ended (a final event was sent, or it was closed). */
+    synchronized boolean ended() {
+        return finished;
+    }
+
+    private void finish(ServerSentEvent<Object> last) {
         if (finished) {
             return;
         }
         finished = true;
-        sink.tryEmitNext(event(status));
+        // the one place sendIntermediate keeps free is this event's
+        sink.tryEmitNext(last);
         sink.tryEmitComplete();
     }
 
@@ -143,8 +189,8 @@ final class LiveStream {
 
     synchronized void heartbeat() {
         if (!finished) {
-            sink.tryEmitNext(
-                    ServerSentEvent.<IssueStatus>builder().comment("heartbeat").build());
+            sendIntermediate(
+                    ServerSentEvent.<Object>builder().comment("heartbeat").build());
         }
     }
 
@@ -159,7 +205,7 @@ final class LiveStream {
         }
     }
 
-    private static ServerSentEvent<IssueStatus> event(IssueStatus status) {
-        return ServerSentEvent.builder(status).event(EVENT).build();
+    private static ServerSentEvent<Object> event(IssueStatus status) {
+        return ServerSentEvent.<Object>builder(status).event(EVENT).build();
     }
 }

@@ -5,6 +5,7 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.RetiredCoupons;
+import com.flashcoupon.api.coupon.UnknownCoupons;
 import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
@@ -38,13 +39,17 @@ public class StatusService {
     private final RetiredCoupons retired;
     private final IssuePace pace;
 
+    private final UnknownCoupons unknown;
+
     StatusService(
             ScriptConnection redis,
             RateLimits limits,
             JdbcClient jdbc,
             BlockingIo blocking,
             RetiredCoupons retired,
+            UnknownCoupons unknown,
             IssuePace pace) {
+        this.unknown = unknown;
         this.pace = pace;
         this.redis = redis;
         this.limits = limits;
@@ -83,9 +88,22 @@ public class StatusService {
                     case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1), false));
                     case 2 -> Mono.error(limits.refused(number(reply, 1), number(reply, 2)));
                     case 3 -> Mono.just(new Tracked(inDraw(couponId, memberId, reply), 0, true));
-                    default -> recorded(couponId, memberId).map(status -> new Tracked(status, 0, false));
+                    default ->
+                        (number(reply, 5) == 1
+                                        ? recorded(couponId, memberId)
+                                        : unknownOrRecorded(couponId, memberId, request))
+                                .map(status -> new Tracked(status, 0, false));
                 })
                 .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
+    }
+
+    /**
+     * Redis holds no such coupon: an id that may not exist, so the member's and the address's overall allowance is
+     * charged before MySQL is asked, and an id MySQL just said it does not know is not asked about again.
+     */
+    private Mono<IssueStatus> unknownOrRecorded(long couponId, String memberId, ServerHttpRequest request) {
+        return limits.chargeOverall(memberId, request)
+                .then(Mono.defer(() -> unknown.isUnknown(couponId) ? Mono.empty() : recorded(couponId, memberId)));
     }
 
     /**

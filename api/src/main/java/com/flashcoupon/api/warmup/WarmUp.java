@@ -6,6 +6,9 @@ import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
+import com.nimbusds.jose.crypto.RSASSASigner;
+import com.nimbusds.jose.jwk.RSAKey;
+import com.nimbusds.jose.jwk.gen.RSAKeyGenerator;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +17,7 @@ import java.time.Instant;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +38,14 @@ import reactor.netty.resources.ConnectionProvider;
  * interpreted code while the JIT compiles, and a crowd that arrives then waited seconds (bin/demo on a fresh api: p99
  * 2.7 s, p99.9 4.8 s, against tens of milliseconds once warm). So the api first sends itself member requests, through
  * its own HTTP port and the whole stack (security, rate limits, admission script, status, JSON), on a coupon that
- * exists only in Redis ({@link CouponKeys#WARM_UP_ID}), then removes that coupon's keys. It runs in the
+ * exists only in Redis, its own (an id drawn from {@link CouponKeys#WARM_UP_FIRST}'s range, so instances starting
+ * together never share one), then removes that coupon's keys. It runs in the
  * {@link ApplicationReadyEvent}, before Spring Boot marks the api ready, so a load balancer sends nothing meanwhile.
  *
- * <p>Tokens are minted with the HS256 secret when there is one; with a JWK set the api cannot mint any, and warms up
- * the path of a refused token only. The warm-up's admissions show in the admission metrics. A failure (Redis down at
+ * <p>Tokens are minted with the HS256 secret when there is one. With a JWK set the api cannot mint a token it accepts,
+ * but it warms the decoding production runs all the same: RS256 tokens with the issuer and audience it expects,
+ * signed by a throw-away key (a handful, reused: signing is the costly part), go through parsing, the JWK set (fetched
+ * at most once per refresh interval, whatever the kid) and the claim checks to a 401. The warm-up's admissions show in the admission metrics. A failure (Redis down at
  * start) is logged and the api starts anyway.
  */
 @Component
@@ -49,9 +56,20 @@ class WarmUp {
     private final ApiProperties properties;
     private final StringRedisTemplate redis;
 
+    private static final int UNKNOWN_KEY_TOKENS = 16;
+
+    /** This instance's warm-up coupon. */
+    private final long couponId = CouponKeys.WARM_UP_FIRST
+            + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE - CouponKeys.WARM_UP_FIRST + 1);
+
     WarmUp(ApiProperties properties, StringRedisTemplate redis) {
         this.properties = properties;
         this.redis = redis;
+    }
+
+    /** The coupon this instance warms up on. */
+    long couponId() {
+        return couponId;
     }
 
     @EventListener
@@ -75,7 +93,7 @@ class WarmUp {
     }
 
     private int run(int port, ApiProperties.WarmUp settings) {
-        long coupon = CouponKeys.WARM_UP_ID;
+        long coupon = couponId;
         redis.opsForHash()
                 .putAll(
                         CouponKeys.meta(coupon),
@@ -124,11 +142,14 @@ class WarmUp {
                 .onErrorResume(error -> Mono.empty());
     }
 
-    /** A member token the api accepts (HS256 with its secret, its issuer and audience), or a refused one without. */
+    /**
+     * A member token the api accepts (HS256 with its secret, its issuer and audience), or with a JWK set one of a few
+     * RS256 tokens it refuses only for their key.
+     */
     private String token(String subject) {
         ApiProperties.Jwt jwt = properties.jwt();
         if (!StringUtils.hasText(jwt.secret())) {
-            return "not-a-token";
+            return unknownKeyToken(subject.hashCode());
         }
         Instant now = Instant.now();
         JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
@@ -151,9 +172,55 @@ class WarmUp {
         }
     }
 
+    /** Tokens signed by a key no JWK set has, made once per warm-up. */
+    private volatile List<String> unknownKeyTokens;
+
+    private String unknownKeyToken(int member) {
+        List<String> tokens = unknownKeyTokens;
+        if (tokens == null) {
+            tokens = signedByAThrowAwayKey();
+            unknownKeyTokens = tokens;
+        }
+        return tokens.isEmpty() ? "not-a-token" : tokens.get(Math.floorMod(member, tokens.size()));
+    }
+
+    private List<String> signedByAThrowAwayKey() {
+        ApiProperties.Jwt jwt = properties.jwt();
+        try {
+            RSAKey key = new RSAKeyGenerator(2048).keyID("warm-up").generate();
+            RSASSASigner signer = new RSASSASigner(key);
+            Instant now = Instant.now();
+            List<String> tokens = new java.util.ArrayList<>();
+            for (int i = 0; i < UNKNOWN_KEY_TOKENS; i++) {
+                JWTClaimsSet.Builder claims = new JWTClaimsSet.Builder()
+                        .subject("warm-up-" + i)
+                        .issueTime(Date.from(now))
+                        .expirationTime(Date.from(now.plusSeconds(300)))
+                        .claim("roles", List.of());
+                if (StringUtils.hasText(jwt.issuer())) {
+                    claims.issuer(jwt.issuer());
+                }
+                if (StringUtils.hasText(jwt.audience())) {
+                    claims.audience(jwt.audience());
+                }
+                SignedJWT signed = new SignedJWT(
+                        new JWSHeader.Builder(JWSAlgorithm.RS256)
+                                .keyID(key.getKeyID())
+                                .build(),
+                        claims.build());
+                signed.sign(signer);
+                tokens.add(signed.serialize());
+            }
+            return List.copyOf(tokens);
+        } catch (JOSEException e) {
+            log.debug("no RS256 warm-up tokens: {}", e.toString());
+            return List.of();
+        }
+    }
+
     private void removeCoupon() {
         try {
-            redis.delete(CouponKeys.state(CouponKeys.WARM_UP_ID));
+            redis.delete(CouponKeys.state(couponId));
         } catch (RuntimeException e) {
             log.warn("the warm-up coupon's keys could not be removed: {}", e.toString());
         }

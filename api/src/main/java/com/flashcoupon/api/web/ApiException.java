@@ -106,6 +106,15 @@ public class ApiException extends RuntimeException {
                 1);
     }
 
+    /** This instance holds as many live status streams as it may ({@code coupon.live.max-streams}). */
+    public static ApiException liveStreamsFull(long retryAfterSeconds) {
+        return new ApiException(
+                ErrorCode.UNAVAILABLE,
+                "This instance holds as many live status streams as it may; ask for the status, or open the stream"
+                        + " again in " + retryAfterSeconds + " s.",
+                retryAfterSeconds);
+    }
+
     /** Over a rate limit: nothing was done, and nothing was charged to any limit. */
     public static ApiException rateLimited(long retryAfterSeconds) {
         return new ApiException(

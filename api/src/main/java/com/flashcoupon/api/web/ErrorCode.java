@@ -23,6 +23,14 @@ public enum ErrorCode {
     RETIRED(HttpStatus.CONFLICT, "Retired"),
     /** The export of a draw that is not made yet, or of an event that has none (first come, first served). */
     DRAW_NOT_MADE(HttpStatus.CONFLICT, "Draw not made"),
+    /** The gate (issue 26): a change that is allowed only until the event opens (its eligibility list). */
+    ALREADY_OPEN(HttpStatus.CONFLICT, "Already open"),
+    /** The gate: the member is not one the event is for (its list, its claim rules). */
+    NOT_ELIGIBLE(HttpStatus.FORBIDDEN, "Not eligible"),
+    /** The gate: the event asks for a human check and the admission carries no {@code X-Coupon-Proof}. */
+    PROOF_REQUIRED(HttpStatus.PRECONDITION_REQUIRED, "Proof required"),
+    /** The gate: the {@code X-Coupon-Proof} is wrong, expired, another member's or event's, or refused. */
+    PROOF_INVALID(HttpStatus.FORBIDDEN, "Proof invalid"),
     /** Redemption API: the wallet coupon is held by another order's reservation. */
     RESERVED_BY_ANOTHER_ORDER(HttpStatus.CONFLICT, "Reserved by another order"),
     /** Redemption API: the redemption is not in a state the call can move it from (the detail says which it is in). */

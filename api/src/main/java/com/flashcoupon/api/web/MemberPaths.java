@@ -17,39 +17,51 @@ public final class MemberPaths {
     }
 
     /**
-     * Whether the path ends in the segment {@code events}: the live status streams ({@code .../issue-requests/me/events}),
-     * which hold their exchange for as long as the member watches.
+     * Whether the path is the live status stream, {@code /api/v1/coupons/{id}/issue-requests/me/events}, which holds its
+     * exchange for as long as the member watches. Exactly that route: another path that merely ends in {@code events}
+     * (a 404) is an ordinary request.
      */
     public static boolean isEventStream(PathContainer path) {
-        String last = segment(path, false);
-        return last != null && last.equals("events");
+        return couponRoute(path) == ROUTE.length;
     }
 
     /**
-     * Whether the path is one of a coupon's member endpoints, {@code /api/v1/coupons/{id}} and below, with an id
-     * routing accepts (a positive number in plain decimal, {@link CanonicalIds}): their rate limits are charged per coupon, by their own scripts.
+     * Whether the path is one of a coupon's member endpoints, {@code /api/v1/coupons/{id}}, {@code .../issue-requests},
+     * {@code .../issue-requests/me} or {@code .../issue-requests/me/events}, with an id routing accepts (a positive
+     * number in plain decimal, {@link CanonicalIds}): their rate limits are charged per coupon, by their own scripts. Any
+     * other path below a coupon is not routed, and is charged like the endpoints without a coupon.
      */
     public static boolean isCouponApi(PathContainer path) {
+        return couponRoute(path) >= 0;
+    }
+
+    /** The segments of the coupon routes after the id. */
+    private static final String[] ROUTE = {"issue-requests", "me", "events"};
+
+    /**
+     * How many of {@link #ROUTE}'s segments follow {@code /api/v1/coupons/{id}} when the path is one of the coupon
+     * routes; -1 when it is not.
+     */
+    private static int couponRoute(PathContainer path) {
         int index = 0;
         for (PathContainer.Element element : path.elements()) {
             if (element instanceof PathContainer.PathSegment segment
                     && !segment.valueToMatch().isEmpty()) {
                 String value = segment.valueToMatch();
-                boolean expected = switch (index++) {
+                boolean expected = switch (index) {
                     case 0 -> value.equals("api");
                     case 1 -> value.equals("v1");
                     case 2 -> value.equals("coupons");
-                    default -> isPositiveNumber(value);
+                    case 3 -> isPositiveNumber(value);
+                    default -> index - 4 < ROUTE.length && value.equals(ROUTE[index - 4]);
                 };
                 if (!expected) {
-                    return false;
+                    return -1;
                 }
-                if (index == 4) {
-                    return true;
-                }
+                index++;
             }
         }
-        return false;
+        return index >= 4 ? index - 4 : -1;
     }
 
     private static boolean isPositiveNumber(String value) {

@@ -140,6 +140,9 @@ class AdmissionApiTest extends ApiTestBase {
                             .plus(1, ChronoUnit.DAYS)
                             .truncatedTo(ChronoUnit.SECONDS)
                             .toString(),
+                    // announced now: members see it before it opens (docs/http-api.md, Announcement)
+                    "announceAt",
+                    Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                     "issueRatePerSecond",
                     10));
 

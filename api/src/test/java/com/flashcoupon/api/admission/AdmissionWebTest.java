@@ -4,6 +4,7 @@ import static com.flashcoupon.api.support.ProblemAssert.expectProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
@@ -67,7 +68,7 @@ class AdmissionWebTest extends WebSliceBase {
     @ValueSource(booleans = {true, false})
     void shouldAnswerTheStatusWith202WhenNewlyAdmittedAnd200WhenAskedBefore(boolean newly) {
         var status = IssueStatus.waiting(42, MEMBER, 7, 2, 10);
-        given(admissions.admit(eq(42L), eq(MEMBER), any()))
+        given(admissions.admit(eq(42L), eq(MEMBER), anyMap(), any()))
                 .willReturn(Mono.just(new AdmissionService.Answer(newly, status)));
 
         call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null)
@@ -106,7 +107,7 @@ class AdmissionWebTest extends WebSliceBase {
     @ParameterizedTest
     @ValueSource(strings = {"http", "https"})
     void shouldAnswerWithTheHeadersOfTheSecurityChain(String scheme) {
-        given(admissions.admit(eq(42L), eq(MEMBER), any()))
+        given(admissions.admit(eq(42L), eq(MEMBER), anyMap(), any()))
                 .willReturn(Mono.just(new AdmissionService.Answer(true, IssueStatus.waiting(42, MEMBER, 7, 2, 10))));
 
         HttpHeaders lean = post(scheme, LEAN, Tokens.member(MEMBER))
@@ -125,7 +126,7 @@ class AdmissionWebTest extends WebSliceBase {
             assertThat(chain.headerNames()).contains("Strict-Transport-Security");
         }
         assertThat(withoutRequestId(lean)).isEqualTo(withoutRequestId(chain));
-        verify(admissions, times(2)).admit(anyLong(), anyString(), any());
+        verify(admissions, times(2)).admit(anyLong(), anyString(), anyMap(), any());
     }
 
     /**
@@ -177,7 +178,7 @@ class AdmissionWebTest extends WebSliceBase {
     @ParameterizedTest
     @MethodSource("refusals")
     void shouldAnswerTheContractsProblemWhenTheServiceRefuses(Throwable refusal, int status, String code) {
-        given(admissions.admit(anyLong(), anyString(), any())).willReturn(Mono.error(refusal));
+        given(admissions.admit(anyLong(), anyString(), anyMap(), any())).willReturn(Mono.error(refusal));
 
         expectProblem(
                 call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", Tokens.member(MEMBER), null, null),

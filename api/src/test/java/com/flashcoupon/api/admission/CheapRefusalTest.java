@@ -57,6 +57,9 @@ class CheapRefusalTest extends ApiTestBase {
                         .plus(1, ChronoUnit.HOURS)
                         .truncatedTo(ChronoUnit.SECONDS)
                         .toString(),
+                // announced now: members see it before it opens (docs/http-api.md, Announcement)
+                "announceAt",
+                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
                 "issueRatePerSecond",
                 5));
         long started = System.nanoTime();

@@ -3,6 +3,7 @@ package com.flashcoupon.api.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
 
@@ -64,7 +65,7 @@ class JwkSetFloodWebTest extends WebSliceBase {
     @Test
     void shouldNotFetchTheJwkSetAgainWhateverTheNumberOfUnknownKeyIds() {
         IDP.serve(KEY);
-        given(admissions.admit(anyLong(), anyString(), any()))
+        given(admissions.admit(anyLong(), anyString(), anyMap(), any()))
                 .willReturn(Mono.just(new AdmissionService.Answer(true, IssueStatus.waiting(42, "m-1", 7, 2, 10))));
         call(HttpMethod.POST, "/api/v1/coupons/42/issue-requests", JwksServer.token(KEY, "m-1", List.of()), null, null)
                 .expectStatus()

@@ -3,6 +3,7 @@ package com.flashcoupon.api.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyMap;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.clearInvocations;
@@ -63,7 +64,7 @@ class LeanPathParityTest extends WebSliceBase {
 
     @BeforeEach
     void admitting() {
-        given(admissions.admit(anyLong(), anyString(), any()))
+        given(admissions.admit(anyLong(), anyString(), anyMap(), any()))
                 .willReturn(Mono.just(new AdmissionService.Answer(true, IssueStatus.waiting(42, MEMBER, 7, 2, 10))));
     }
 

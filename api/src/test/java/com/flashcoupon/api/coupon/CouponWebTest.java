@@ -59,7 +59,7 @@ class CouponWebTest extends WebSliceBase {
 
     @Test
     void shouldAnswer404WhenTheCouponDoesNotExist() {
-        given(states.load(anyLong())).willReturn(Mono.error(ApiException.couponNotFound(42)));
+        given(states.loadForMember(anyLong(), any())).willReturn(Mono.error(ApiException.couponNotFound(42)));
 
         expectProblem(
                 call(HttpMethod.GET, "/api/v1/coupons/42", Tokens.member("m-1"), null, null), 404, "COUPON_NOT_FOUND");

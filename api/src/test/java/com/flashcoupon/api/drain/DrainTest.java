@@ -3,14 +3,20 @@ package com.flashcoupon.api.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.CrashAfterPublish;
+import com.flashcoupon.api.support.HeldAcks;
 import com.flashcoupon.api.support.RequestedRecords;
 import com.flashcoupon.api.support.SlowAcks;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
@@ -18,10 +24,13 @@ import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 
@@ -31,6 +40,12 @@ class DrainTest extends ApiTestBase {
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
     private RequestedRecords records;
+
+    @Autowired
+    private DataSource dataSource;
+
+    @Autowired
+    private MeterRegistry meters;
 
     @Value("${spring.kafka.bootstrap-servers}")
     private String bootstrapServers;
@@ -48,7 +63,11 @@ class DrainTest extends ApiTestBase {
     }
 
     private void admit(long couponId, int members) {
-        for (int i = 1; i <= members; i++) {
+        admit(couponId, 1, members);
+    }
+
+    private void admit(long couponId, int from, int members) {
+        for (int i = from; i < from + members; i++) {
             requestCoupon(couponId, "drain-" + couponId + "-" + i)
                     .expectStatus()
                     .isAccepted();
@@ -172,7 +191,7 @@ class DrainTest extends ApiTestBase {
             assertThat(cursor(id))
                     .as("the drainer still waits for the acknowledgement")
                     .isZero();
-            List<?> claim = redis.execute(Drainer.CLAIM, Drainer.claimKeys(id), "another-instance", "5000");
+            List<?> claim = redis.execute(DrainLease.CLAIM, DrainLease.claimKeys(id), "another-instance", "5000");
             assertThat(((Number) claim.get(0)).longValue())
                     .as("the lease was renewed while the batch waited")
                     .isZero();
@@ -182,5 +201,127 @@ class DrainTest extends ApiTestBase {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> cursor(id) == 3);
         assertThat(records.of(id)).extracting(IssueRequested::sequence).containsExactly(1L, 2L, 3L);
+    }
+
+    /**
+     * F1: the coupon row locked (as the worker's {@code SELECT ... FOR UPDATE} holds it while MySQL is slow) for longer
+     * than the drain lease. The published mark once waited for the lock on the drain thread, the lease lapsed, the
+     * cursor never moved and the same batch went to Kafka again every turn. The drain keeps moving at the coupon's
+     * rate, every request exactly once.
+     */
+    @Test
+    void shouldKeepDrainingAtTheRateWhileTheCouponRowIsLockedForLongerThanTheLease() throws Exception {
+        int rate = 10;
+        long id = createCoupon(200, rate);
+        admit(id, 1); // the event in Redis before the lock
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(id) == 1);
+        long started;
+        try (Connection lock = dataSource.getConnection()) {
+            lock.setAutoCommit(false);
+            try (PreparedStatement select = lock.prepareStatement("SELECT id FROM coupon WHERE id = ? FOR UPDATE")) {
+                select.setLong(1, id);
+                select.executeQuery().close();
+            }
+            try {
+                started = System.nanoTime();
+                admit(id, 2, 100);
+                // ten seconds' worth at the rate, twice the lease (5 s), the row locked all along: the cursor moves
+                await().atMost(Duration.ofSeconds(40)).until(() -> cursor(id) == 101);
+            } finally {
+                lock.rollback();
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= 101);
+        double seconds = (System.nanoTime() - started) / 1e9;
+        Map<Long, Long> copies =
+                records.of(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
+        assertThat(copies.keySet())
+                .containsExactlyInAnyOrderElementsOf(
+                        LongStream.rangeClosed(1, 101).boxed().toList());
+        assertThat(copies)
+                .allSatisfy((sequence, count) ->
+                        assertThat(count).as("copies of sequence %d", sequence).isEqualTo(1L));
+        assertThat(records.of(id).size() - 1)
+                .as("published in %.1f s at %d a second", seconds, rate)
+                .isLessThanOrEqualTo((int) Math.ceil(rate * seconds) + rate + 1);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> jdbc.sql("SELECT published_count FROM coupon WHERE id = ?")
+                                .param(id)
+                                .query(Integer.class)
+                                .single()
+                        == 101);
+    }
+
+    /**
+     * F17: one field of the coupon's drain state in Redis that is not a number (written by hand, or by another version)
+     * once made the coupon's drain throw on every tick, a stall nothing ended. It is logged, counted and skipped, and
+     * the stored rate is written again.
+     */
+    @Test
+    void shouldKeepDrainingACouponWhoseRedisStateHasAFieldThatIsNotANumber() {
+        long id = createCoupon(20, 1_000);
+        admit(id, 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(id) == 1);
+        double before = malformedFields();
+        redis.opsForHash().put(CouponKeys.meta(id), "effRate", "fast");
+        redis.opsForHash().put(CouponKeys.stats(id), "writeMs", "slow");
+        redis.opsForHash().put(CouponKeys.stats(id), "writeAt", "now");
+
+        admit(id, 2, 5);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> cursor(id) == 6);
+        assertThat(malformedFields()).isGreaterThan(before);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> !"fast".equals(redis.opsForHash().get(CouponKeys.meta(id), "effRate")));
+    }
+
+    private double malformedFields() {
+        var counter = meters.find("coupon.drain.meta.malformed").counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    /**
+     * F5: an api instance that reaches Redis but whose Kafka acknowledgements never come (cut from the broker's
+     * leader) once kept every lease it held: the wait for the acknowledgement renewed it for 30 s, the failure was
+     * followed by a claim that renewed it again, and the coupon stalled on every instance. After a failed batch the
+     * instance gives the lease up, and this one (the test's api) drains the coupon.
+     */
+    @Test
+    void shouldHandTheCouponToAnotherInstanceWhenThisOneGetsNoAcknowledgementFromKafka() {
+        HeldAcks.hold();
+        Map<String, String> settings = Map.of(
+                "spring.kafka.producer.properties.interceptor.classes", HeldAcks.class.getName(),
+                "coupon.drain.tick", "20ms", // it claims before this api does
+                "coupon.drain.adaptive.enabled", "false",
+                "coupon.warmup.requests", "0",
+                "coupon.ratelimit.member-per-second", "0",
+                "coupon.ratelimit.address-per-second", "0");
+        ConfigurableApplicationContext cut = ApiInstance.start(bootstrapServers, settings);
+        try {
+            // the coupon is the cut instance's when it claims first; another coupon when this api did
+            long id = 0;
+            for (int attempt = 0; attempt < 5 && (id == 0 || !HeldAcks.sent(Topics.key(id))); attempt++) {
+                long coupon = createCoupon(30, 1_000);
+                admit(coupon, 30);
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> HeldAcks.sent(Topics.key(coupon)) || cursor(coupon) == 30);
+                id = coupon;
+            }
+            assertThat(HeldAcks.sent(Topics.key(id)))
+                    .as("the cut instance took a coupon")
+                    .isTrue();
+            long taken = id;
+
+            await().atMost(Duration.ofSeconds(75)).until(() -> cursor(taken) == 30);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> records.of(taken).stream()
+                                    .map(IssueRequested::sequence)
+                                    .distinct()
+                                    .count()
+                            == 30);
+        } finally {
+            HeldAcks.release(); // before closing it: its producer waits for the held acknowledgements
+            cut.close();
+        }
     }
 }

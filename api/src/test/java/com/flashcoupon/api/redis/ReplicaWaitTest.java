@@ -111,6 +111,37 @@ class ReplicaWaitTest {
     }
 
     /**
+     * F18: an admission the replica did not confirm in time is answered 503, not 202: it is not counted as admitted
+     * (nor its estimate kept for scoring). Both were once recorded before the replica wait.
+     */
+    @Test
+    void shouldCountAnAdmissionOnlyOnceTheReplicaConfirmedIt() throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                ConfigurableApplicationContext api = startApi(primary.port(), 1, "100ms")) {
+            awaitReplicaLinked(replica);
+            WebTestClient http = ApiInstance.client(api);
+            long coupon = ApiInstance.createCoupon(http, "counted once replicated", 10);
+            Counter admitted = api.getBean(MeterRegistry.class)
+                    .get("coupon.admissions")
+                    .tag("outcome", "ADMITTED")
+                    .counter();
+            double before = admitted.count();
+            assertThat(admit(http, coupon, "first")).isEqualTo(202);
+            assertThat(admitted.count()).isEqualTo(before + 1);
+
+            replication.holdReplies();
+            assertThat(admit(http, coupon, "stalled")).isEqualTo(503);
+            assertThat(admitted.count())
+                    .as("the 503 is not counted as an admission")
+                    .isEqualTo(before + 1);
+            replication.releaseReplies();
+        }
+    }
+
+    /**
      * A member whose admission one instance could not confirm (503: the replica had not got it) asks again through
      * another instance whose connection wrote nothing since the replica was last in step (correctness review F3a). By
      * {@code WAIT}'s documented contract (the writes of this connection) its {@code WAIT} would promise a place the

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,8 +21,6 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.kafka.listener.ConcurrentMessageListenerContainer;
-import org.springframework.kafka.test.utils.ContainerTestUtils;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
 
@@ -43,15 +40,7 @@ class LiveStatusApiTest extends ApiTestBase {
     KafkaTemplate<Object, Object> kafka;
 
     @Autowired
-    ConcurrentMessageListenerContainer<String, String> liveResultsContainer;
-
-    @Autowired
     LiveStatusHub hub;
-
-    @BeforeEach
-    void resultListenerAssigned() {
-        ContainerTestUtils.waitForAssignment(liveResultsContainer, 3);
-    }
 
     /** Collects a member's events as they come, raw (comments included). */
     private Stream open(long couponId, String memberId) {

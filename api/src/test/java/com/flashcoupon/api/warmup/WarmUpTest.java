@@ -3,6 +3,7 @@ package com.flashcoupon.api.warmup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.support.ApiInstance;
+import com.flashcoupon.api.support.JwksServer;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,7 +16,8 @@ import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * The api warms its member path up on a coupon of its own before it is ready, through its own HTTP port, and leaves
- * nothing behind: no key of that coupon in Redis, no row in MySQL.
+ * nothing behind: no key of that coupon in Redis, no row in MySQL. The coupon is its own: another instance's warm-up
+ * coupon is left alone.
  */
 class WarmUpTest {
 
@@ -29,7 +31,16 @@ class WarmUpTest {
                 "coupon.ratelimit.address-per-second", "5", // the warm-up's coupon is not limited by address
                 "coupon.warmup.requests", "300",
                 "coupon.warmup.at-most", "2m"); // all of it, however busy the machine
+        // another instance warming up at the same time, on the id every instance once shared: left alone
+        long other = Long.MAX_VALUE;
+        TestEnvironment.redis().opsForHash().put(CouponKeys.meta(other), "name", "another instance's warm-up");
         try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
+            long own = api.getBean(WarmUp.class).couponId();
+            assertThat(own).isNotEqualTo(other);
+            assertThat(CouponKeys.isWarmUp(own)).isTrue();
+            assertThat(TestEnvironment.redis().hasKey(CouponKeys.meta(other)))
+                    .as("another instance's warm-up coupon")
+                    .isTrue();
             MeterRegistry meters = api.getBean(MeterRegistry.class);
             assertThat(meters.get("coupon.admissions")
                             .tag("outcome", "ADMITTED")
@@ -44,15 +55,46 @@ class WarmUpTest {
                     .isEqualTo(100);
             assertThat(api.getBean(ApplicationAvailability.class).getReadinessState())
                     .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
-            for (String key : CouponKeys.state(CouponKeys.WARM_UP_ID)) {
+            for (String key : CouponKeys.state(own)) {
                 assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
             }
             Long rows = org.springframework.jdbc.core.simple.JdbcClient.create(api.getBean(javax.sql.DataSource.class))
                     .sql("SELECT COUNT(*) FROM coupon WHERE id = ?")
-                    .param(CouponKeys.WARM_UP_ID)
+                    .param(own)
                     .query(Long.class)
                     .single();
             assertThat(rows).isZero();
+        } finally {
+            TestEnvironment.redis().delete(CouponKeys.meta(other));
+            kafka.destroy();
+        }
+    }
+
+    /**
+     * With a JWK set (production), the warm-up cannot mint a token the api accepts; it once sent "not-a-token", which
+     * warmed only the parse failure. Its RS256 tokens reach the JWK set, the path every member's token takes.
+     */
+    @Test
+    void shouldWarmTheJwkDecodingWhenTokensComeFromAnIdentityProvider() throws Exception {
+        EmbeddedKafkaKraftBroker kafka = new EmbeddedKafkaKraftBroker(1, 1);
+        kafka.brokerListProperty("flash-coupon.private.kafka.warm-up-jwk");
+        kafka.afterPropertiesSet();
+        try (JwksServer idp = new JwksServer()) {
+            idp.serve(JwksServer.newKey("idp-key"));
+            Map<String, String> settings = Map.of(
+                    "coupon.jwt.secret", "",
+                    "coupon.jwt.jwk-set-uri", idp.uri(),
+                    "coupon.jwt.issuer", JwksServer.ISSUER,
+                    "coupon.jwt.audience", JwksServer.AUDIENCE,
+                    "coupon.ratelimit.member-per-second", "0",
+                    "coupon.ratelimit.address-per-second", "0",
+                    "coupon.warmup.requests", "30",
+                    "coupon.warmup.at-most", "2m");
+            try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
+                assertThat(idp.fetches())
+                        .as("the JWK set fetched by the warm-up's tokens")
+                        .isPositive();
+            }
         } finally {
             kafka.destroy();
         }

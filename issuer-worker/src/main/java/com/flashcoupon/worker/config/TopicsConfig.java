@@ -7,11 +7,19 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.config.TopicBuilder;
 
 /**
- * The worker creates the pipeline's topics at start (Spring's KafkaAdmin does it before any listener container
- * starts), so a new consumer group never misses the first records. Existing topics are left as they are.
+ * The worker creates the pipeline's missing topics at start (Spring's KafkaAdmin does it before any listener container
+ * starts), so a new consumer group never misses the first records. Existing topics are left as they are, partitions
+ * included ({@link TopicsLeftAlone}); {@code COUPON_KAFKA_CREATE_TOPICS=false} creates nothing, for a platform that
+ * owns the topics.
  */
 @Configuration(proxyBeanMethods = false)
 class TopicsConfig {
+
+    /** Static: a post-processor is created before the other beans of this class. */
+    @Bean
+    static TopicsLeftAlone topicsLeftAlone() {
+        return new TopicsLeftAlone();
+    }
 
     @Bean
     NewTopic issueRequestedTopic(WorkerProperties worker) {

@@ -97,7 +97,7 @@ class IssueKafkaConfig {
 
     /**
      * The one error handler. {@link PoisonRecordException}: the records before it are committed, it is retried
-     * {@code poison-attempts} times, then recovered (dead-lettered); unreadable bytes are not retried at all (Spring
+     * {@code poison-attempts} times, then recovered (dead-lettered), at once for a coupon with no row; unreadable bytes are not retried at all (Spring
      * Kafka classifies {@code DeserializationException} as not retryable). {@link RetryBatchException}: the whole
      * batch is redelivered with a capped exponential back-off that never ends, so an outage never dead-letters; it is
      * classified retryable explicitly, so that a cause Spring Kafka deems fatal (a ClassCastException from a bug)
@@ -113,8 +113,12 @@ class IssueKafkaConfig {
         // the handler rethrows "Seek to current after exception" after every recovery; IssueService and
         // UnprocessableRecoverer already log what happened, at warn, without a stack trace
         handler.setLogLevel(KafkaException.Level.DEBUG);
-        handler.setBackOffFunction(
-                (record, failure) -> causedBy(failure, PoisonRecordException.class) ? bounded : untilItWorks);
+        // a coupon whose row is missing stays missing: its records are dead-lettered at once, not after the poison
+        // retries (each once cost about a second, serially, to every other coupon of the partition)
+        BackOff never = new FixedBackOff(0, 0);
+        handler.setBackOffFunction((record, failure) -> causedBy(failure, UnknownCouponException.class)
+                ? never
+                : causedBy(failure, PoisonRecordException.class) ? bounded : untilItWorks);
         return handler;
     }
 

@@ -62,7 +62,7 @@ class IssueService {
                 } catch (UnknownCouponException e) {
                     end = firstIndexOf(records, e.couponId());
                     poison = new PoisonRecordException(
-                            e.getMessage(), new UnprocessableRecordException(e.getMessage()), end);
+                            e.getMessage(), new UnprocessableRecordException(e.getMessage(), e), end);
                 }
             }
         } catch (RuntimeException e) {

@@ -6,4 +6,8 @@ class UnprocessableRecordException extends RuntimeException {
     UnprocessableRecordException(String message) {
         super(message);
     }
+
+    UnprocessableRecordException(String message, Throwable cause) {
+        super(message, cause);
+    }
 }

@@ -49,13 +49,13 @@ class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
     @Override
     public void accept(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, @Nullable Exception exception) {
         if (record.value() instanceof IssueRequested request && RequestRules.readable(request)) {
-            Decision decision = issuer.failUnprocessable(request)
-                    .orElseGet(() -> Decision.failed(
-                            request.memberId(),
-                            FailureReason.UNPROCESSABLE,
-                            System.currentTimeMillis(),
-                            request.sequence()));
-            store.record(request.couponId(), List.of(decision));
+            var written = issuer.failUnprocessable(request);
+            Decision decision = written.orElseGet(() -> Decision.failed(
+                    request.memberId(), FailureReason.UNPROCESSABLE, System.currentTimeMillis(), request.sequence()));
+            if (written.isPresent()) {
+                store.record(request.couponId(), List.of(decision));
+            }
+            // no row, no event: nothing goes to Redis, whose keys for an id MySQL does not list no pass would remove
             publisher.publish(List.of(decision.toResult(request)));
         }
         deadLetters.accept(record, consumer, exception);

@@ -70,6 +70,38 @@ class PoisonRecordTest extends PipelineTestSupport {
                             .satisfies(r -> assertThat(r.failureReason()).isEqualTo("UNPROCESSABLE")));
         }
 
+        /**
+         * F12: the records of a coupon whose row is missing (MySQL restored from a backup older than the event) are
+         * dead-lettered and their members told, and nothing of that coupon is written to Redis: its keys were once
+         * written for an id MySQL does not list, which no pass ever removes.
+         */
+        @Test
+        void shouldDeadLetterEveryRecordOfACouponWithNoRowAndWriteNothingOfItToRedis() {
+            long id = pipeline.newCoupon(10);
+            long missing = id + 2_000_000;
+            List<IssueRequested> good = requests(id, 1, 2);
+
+            pipeline.publisher()
+                    .sendRecords(List.of(
+                            record(good.get(0)),
+                            record(id, json(new IssueRequested(missing, "m-a", 1, 0))),
+                            record(id, json(new IssueRequested(missing, "m-b", 2, 0))),
+                            record(id, json(new IssueRequested(missing, "m-c", 3, 0))),
+                            record(good.get(1))));
+
+            await().atMost(PATIENCE).untilAsserted(() -> {
+                assertThat(pipeline.results(id)).hasSize(2);
+                assertThat(pipeline.deadLetters(id)).hasSize(3);
+                assertThat(pipeline.results(missing)).hasSize(3);
+            });
+            assertThat(pipeline.results(missing))
+                    .allSatisfy(r -> assertThat(r.failureReason()).isEqualTo("UNPROCESSABLE"));
+            assertThat(pipeline.statuses(missing))
+                    .as("results in Redis of a coupon with no row")
+                    .isEmpty();
+            assertThat(pipeline.done(missing)).isZero();
+        }
+
         @Test
         void shouldFailUnprocessableAndCountItWhenReadableRecordIsInvalid() {
             long id = pipeline.newCoupon(10);

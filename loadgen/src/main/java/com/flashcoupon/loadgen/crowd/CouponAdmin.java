@@ -41,6 +41,11 @@ public final class CouponAdmin {
      * when the window ends ({@code queueing} RANDOMIZED_START); 0 for first come, first served.
      */
     public long create(String name, long totalQuantity, int issueRatePerSecond, int windowSeconds) {
+        return create(name, totalQuantity, issueRatePerSecond, windowSeconds, 0);
+    }
+
+    /** The same with a proof-of-work check of {@code proofBits} (0: none). */
+    public long create(String name, long totalQuantity, int issueRatePerSecond, int windowSeconds, int proofBits) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name);
         body.put("totalQuantity", totalQuantity);
@@ -51,6 +56,9 @@ public final class CouponAdmin {
         if (windowSeconds > 0) {
             body.put("queueing", "RANDOMIZED_START");
             body.put("queueingWindowSeconds", windowSeconds);
+        }
+        if (proofBits > 0) {
+            body.put("humanCheck", Map.of("type", "PROOF_OF_WORK", "difficultyBits", proofBits));
         }
         Answer answer = call(HttpCall.post("/admin/v1/coupons", operatorToken, json.writeValueAsString(body)));
         JsonNode id = JsonBodies.parse(json, answer.body()).path("id");

@@ -93,7 +93,11 @@ public final class CrowdCommand {
             long couponId;
             try {
                 couponId = admin.create(
-                        "Flash crowd " + runId, settings.coupons(), settings.rate(), settings.fairStartSeconds());
+                        "Flash crowd " + runId,
+                        settings.coupons(),
+                        settings.rate(),
+                        settings.fairStartSeconds(),
+                        settings.proofOfWorkBits());
             } catch (ApiException e) {
                 err.println("cannot create the coupon: " + e.getMessage());
                 err.println("is the api up at " + settings.api() + "? (bin/up starts it)");
@@ -107,17 +111,21 @@ public final class CrowdCommand {
                     settings.rate());
 
             String issuePath = "/api/v1/coupons/" + couponId + "/issue-requests";
+            // an event with a proof of work (issue 26): each member solves its challenge first, as an app would
+            String[] proofs = settings.proofOfWorkBits() > 0
+                    ? ProofsOfWork.solveAll(http, json, couponId, tokens, err)
+                    : new String[tokens.length];
             WaitEstimates estimates = new WaitEstimates(json);
             CrowdAnswers answers = new CrowdAnswers(plan, json, estimates);
             AtomicLong rateChangedAt = new AtomicLong();
             Thread rateChange = changeRateLater(settings, admin, couponId, rateChangedAt);
             LoadResult crowd = http.run(
                     plan.size(),
-                    i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]),
+                    i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]).withProof(proofs[plan.memberAt(i)]),
                     answers,
                     new ProgressPrinter(settings.progress(), err, "crowd    "));
 
-            String askedAgain = askAgainAfter503(http, issuePath, answers, tokens, plan.members());
+            String askedAgain = askAgainAfter503(http, issuePath, answers, tokens, proofs, plan.members());
             FairStart.Drawn drawn = null;
             if (settings.fairStartSeconds() > 0) {
                 drawn = FairStart.await(
@@ -412,7 +420,7 @@ public final class CrowdCommand {
      * the api's answer to them for the invariants. Null when nobody was answered 503.
      */
     private static String askAgainAfter503(
-            LoadRunner http, String issuePath, CrowdAnswers answers, String[] tokens, int members) {
+            LoadRunner http, String issuePath, CrowdAnswers answers, String[] tokens, String[] proofs, int members) {
         List<Integer> waiting = new ArrayList<>();
         for (int m = 0; m < members; m++) {
             if (answers.toldUnavailable(m)) {
@@ -434,7 +442,7 @@ public final class CrowdCommand {
             List<Integer> now = List.copyOf(waiting);
             http.run(
                     now.size(),
-                    i -> HttpCall.post(issuePath, tokens[now.get(i)]),
+                    i -> HttpCall.post(issuePath, tokens[now.get(i)]).withProof(proofs[now.get(i)]),
                     (i, status, body) -> {
                         if (status != 503) {
                             decided.add(now.get(i));

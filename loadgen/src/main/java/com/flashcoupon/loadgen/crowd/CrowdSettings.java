@@ -30,11 +30,17 @@ record CrowdSettings(
         Duration rateChangeAfter,
         int rateChangeTo,
         String estimateCsv,
-        int fairStartSeconds) {
+        int fairStartSeconds,
+        int proofOfWorkBits) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
     static final List<Option> OPTIONS = List.of(
+            new Option(
+                    "proof-of-work",
+                    "CROWD_PROOF_OF_WORK",
+                    "an event with a proof-of-work check of this many bits; every member solves its challenge before"
+                            + " the crowd (default 0: none)"),
             new Option(
                     "api", "COUPON_API_URL", "base URL of the api (default http://127.0.0.1:$COUPON_API_PORT, 8080)"),
             new Option("members", "CROWD_MEMBERS", "distinct members in the crowd (default 20000)"),
@@ -120,7 +126,8 @@ record CrowdSettings(
                 flags.duration("change-rate-after", Duration.ZERO),
                 flags.integer("change-rate-to", 0, 0, 100_000),
                 flags.string("estimate-csv", ""),
-                fairStart);
+                fairStart,
+                flags.integer("proof-of-work", 0, 0, 24));
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */
@@ -135,7 +142,8 @@ record CrowdSettings(
                         rate,
                         concurrency,
                         seed)
-                + (fairStartSeconds > 0 ? ", a fair start of " + fairStartSeconds + " s" : "");
+                + (fairStartSeconds > 0 ? ", a fair start of " + fairStartSeconds + " s" : "")
+                + (proofOfWorkBits > 0 ? ", a proof of work of " + proofOfWorkBits + " bits" : "");
     }
 
     @Override

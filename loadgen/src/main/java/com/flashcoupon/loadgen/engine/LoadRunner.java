@@ -90,6 +90,9 @@ public final class LoadRunner implements AutoCloseable {
                     if (call.bearerToken() != null) {
                         request.header(HttpHeaderNames.AUTHORIZATION, "Bearer " + call.bearerToken());
                     }
+                    if (call.proof() != null) {
+                        request.header("X-Coupon-Proof", call.proof());
+                    }
                     if (call.jsonBody() == null) {
                         request.header(HttpHeaderNames.CONTENT_LENGTH, HttpHeaderValues.ZERO);
                         return outbound;

@@ -1,0 +1,139 @@
+package com.flashcoupon.api.gate;
+
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.stereotype.Component;
+
+/**
+ * Stateless proof-of-work challenges (issue 26): {@code v1.<coupon>.<expires, epoch s>.<bits>.<salt>.<mac>}, the MAC an
+ * HMAC-SHA256 of the member and the rest under the api's secret, so a challenge is bound to one member and one event
+ * and checked without storing it. A proof {@code <challenge>:<nonce>} is accepted when the SHA-256 of its UTF-8
+ * bytes starts with at least {@code bits} zero bits. A member admits once (asking again needs no proof), so a proof
+ * used again gains nothing; one lent to another member fails its MAC.
+ */
+@Component
+public class ProofOfWork {
+
+    private static final Logger log = LoggerFactory.getLogger(ProofOfWork.class);
+    private static final String VERSION = "v1";
+    private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
+
+    /** Longest nonce accepted (a solver needs a dozen digits). */
+    private static final int MAX_NONCE = 64;
+
+    private final byte[] key;
+    private final long ttlSeconds;
+    private final Clock clock;
+
+    ProofOfWork(HumanCheckProperties properties, Clock clock) {
+        this.clock = clock;
+        this.ttlSeconds = Math.max(1, properties.challengeTtl().toSeconds());
+        byte[] secret = properties.secret().getBytes(StandardCharsets.UTF_8);
+        if (secret.length == 0) {
+            secret = new byte[32];
+            new SecureRandom().nextBytes(secret);
+            log.warn("coupon.human-check.secret is not set: proof-of-work challenges are signed with a key of this"
+                    + " process alone; set COUPON_HUMAN_CHECK_SECRET when more than one api instance runs");
+        } else if (secret.length < 32) {
+            throw new IllegalStateException("coupon.human-check.secret must be at least 32 bytes");
+        }
+        this.key = secret;
+    }
+
+    /** A challenge of {@code bits} for the member and event. */
+    public Challenge challenge(long couponId, String member, int bits) {
+        long expires = clock.instant().getEpochSecond() + ttlSeconds;
+        byte[] salt = new byte[12];
+        ThreadLocalRandom.current().nextBytes(salt); // unique, not secret: the MAC is what cannot be forged
+        String body = VERSION + "." + couponId + "." + expires + "." + bits + "." + B64.encodeToString(salt);
+        return new Challenge(body + "." + mac(member, body), bits, Instant.ofEpochSecond(expires));
+    }
+
+    /** What {@code GET /api/v1/coupons/{id}/challenge} answers. */
+    public record Challenge(String challenge, int difficultyBits, Instant expiresAt) {}
+
+    /**
+     * gate.lua's reading of an {@code X-Coupon-Proof}: {@code P<bits>} for a valid proof, {@code X} for one of ours
+     * that fails (forged, expired, another member's or event's, too few zero bits), {@code ?} for anything that is not
+     * one of our challenges (a siteverify token, which the api checks only for an event that asks for one).
+     */
+    public String read(long couponId, String member, String proof) {
+        int colon = proof.indexOf(':');
+        String challenge = colon < 0 ? proof : proof.substring(0, colon);
+        String[] parts = challenge.split("\\.", -1);
+        if (parts.length != 6 || !VERSION.equals(parts[0])) {
+            return "?";
+        }
+        String nonce = colon < 0 ? "" : proof.substring(colon + 1);
+        try {
+            String body = challenge.substring(0, challenge.lastIndexOf('.'));
+            boolean signed = MessageDigest.isEqual(
+                    mac(member, body).getBytes(StandardCharsets.US_ASCII),
+                    parts[5].getBytes(StandardCharsets.US_ASCII));
+            int bits = Integer.parseInt(parts[3]);
+            boolean valid = signed
+                    && Long.parseLong(parts[1]) == couponId
+                    && Long.parseLong(parts[2]) > clock.instant().getEpochSecond()
+                    && !nonce.isEmpty()
+                    && nonce.length() <= MAX_NONCE
+                    && leadingZeroBits(proof) >= bits;
+            return valid ? "P" + bits : "X";
+        } catch (NumberFormatException malformed) {
+            return "X";
+        }
+    }
+
+    /** The leading zero bits of the SHA-256 of the text's UTF-8 bytes. */
+    public static int leadingZeroBits(String text) {
+        byte[] digest = sha256(text.getBytes(StandardCharsets.UTF_8));
+        int zeros = 0;
+        for (byte b : digest) {
+            if (b == 0) {
+                zeros += 8;
+                continue;
+            }
+            return zeros + Integer.numberOfLeadingZeros(b & 0xff) - 24;
+        }
+        return zeros;
+    }
+
+    /** Finds a nonce for the challenge: what a client does (the loadgen, tests, the README's figures). */
+    public static String solve(String challenge, int bits) {
+        for (long nonce = 0; ; nonce++) {
+            String proof = challenge + ":" + nonce;
+            if (leadingZeroBits(proof) >= bits) {
+                return proof;
+            }
+        }
+    }
+
+    private String mac(String member, String body) {
+        try {
+            Mac hmac = Mac.getInstance("HmacSHA256");
+            hmac.init(new SecretKeySpec(key, "HmacSHA256"));
+            hmac.update(member.getBytes(StandardCharsets.UTF_8));
+            hmac.update((byte) '\n');
+            return B64.encodeToString(hmac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (GeneralSecurityException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package com.flashcoupon.api.gate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The proof of work's challenges and their check, without Redis or HTTP; and what they cost, printed
+ * (POW-COST-FIGURE), never asserted: the api's check per admission, and a Java client's solve per difficulty.
+ */
+class ProofOfWorkTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-26T00:00:00Z");
+
+    private final ProofOfWork proofs = new ProofOfWork(
+            new HumanCheckProperties(
+                    "a-secret-of-at-least-32-bytes-for-the-tests",
+                    Duration.ofSeconds(120),
+                    16,
+                    "",
+                    "",
+                    Duration.ofSeconds(2)),
+            Clock.fixed(NOW, ZoneOffset.UTC));
+
+    @Test
+    void shouldAcceptASolvedProofForItsMemberAndEventOnly() {
+        var challenge = proofs.challenge(42, "m-1", 10);
+        String proof = ProofOfWork.solve(challenge.challenge(), 10);
+
+        assertThat(challenge.challenge()).doesNotContain(":");
+        assertThat(challenge.expiresAt()).isEqualTo(NOW.plusSeconds(120));
+        assertThat(proofs.read(42, "m-1", proof)).isEqualTo("P10");
+        assertThat(proofs.read(42, "m-2", proof)).isEqualTo("X");
+        assertThat(proofs.read(43, "m-1", proof)).isEqualTo("X");
+        assertThat(proofs.read(42, "m-1", challenge.challenge())).isEqualTo("X"); // no nonce
+        assertThat(proofs.read(42, "m-1", "a-turnstile-token")).isEqualTo("?");
+    }
+
+    @Test
+    void shouldRefuseAnExpiredChallenge() {
+        var challenge = proofs.challenge(42, "m-1", 4);
+        var later = new ProofOfWork(
+                new HumanCheckProperties(
+                        "a-secret-of-at-least-32-bytes-for-the-tests",
+                        Duration.ofSeconds(120),
+                        16,
+                        "",
+                        "",
+                        Duration.ofSeconds(2)),
+                Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC));
+
+        assertThat(later.read(42, "m-1", ProofOfWork.solve(challenge.challenge(), 4)))
+                .isEqualTo("X");
+    }
+
+    @Test
+    void shouldCountLeadingZeroBits() {
+        // SHA-256("abc") = ba7816bf...: 1011 1010: no leading zero bit
+        assertThat(ProofOfWork.leadingZeroBits("abc")).isZero();
+        String proof = ProofOfWork.solve("x", 12);
+        assertThat(ProofOfWork.leadingZeroBits(proof)).isGreaterThanOrEqualTo(12);
+    }
+
+    @Test
+    void printWhatItCosts() {
+        var challenge = proofs.challenge(42, "m-1", 8);
+        String proof = ProofOfWork.solve(challenge.challenge(), 8);
+        int checks = 50_000;
+        for (int i = 0; i < checks; i++) {
+            proofs.read(42, "m-1", proof); // warm up
+        }
+        long started = System.nanoTime();
+        for (int i = 0; i < checks; i++) {
+            proofs.read(42, "m-1", proof);
+        }
+        System.out.printf(
+                "POW-COST-FIGURE the api's check: %.1f µs per admission (%d checks, one thread)%n",
+                (System.nanoTime() - started) / 1e3 / checks, checks);
+        long hashes = 0;
+        started = System.nanoTime();
+        for (long nonce = 0; nonce < 1_000_000; nonce++) {
+            hashes += ProofOfWork.leadingZeroBits(challenge.challenge() + ":" + nonce) >= 0 ? 1 : 0;
+        }
+        double perSecond = hashes / ((System.nanoTime() - started) / 1e9);
+        for (int bits : new int[] {12, 14, 16, 18, 20}) {
+            System.out.printf(
+                    "POW-COST-FIGURE a Java solver at %.0f hashes/s: %d bits take %.2f s on average%n",
+                    perSecond, bits, Math.pow(2, bits) / perSecond);
+        }
+    }
+}
