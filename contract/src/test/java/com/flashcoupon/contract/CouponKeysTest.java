@@ -22,6 +22,10 @@ class CouponKeysTest {
                 CouponKeys::restoring,
                 CouponKeys::draw,
                 CouponKeys::drawLease,
+                CouponKeys::eligible,
+                CouponKeys::eligibleVersion,
+                id -> CouponKeys.wouldRefuse(id, "list"),
+                id -> CouponKeys.wouldRefuse(id, "claims"),
                 CouponKeys::retired);
         assertThat(keys).allSatisfy(key -> assertThat(key.apply(42)).startsWith("{cpn:42}:"));
         assertThat(keys.stream().map(key -> key.apply(42)).distinct()).hasSize(keys.size());
@@ -41,7 +45,11 @@ class CouponKeysTest {
                         CouponKeys.lease(42),
                         CouponKeys.restoring(42),
                         CouponKeys.draw(42),
-                        CouponKeys.drawLease(42))
+                        CouponKeys.drawLease(42),
+                        CouponKeys.eligible(42),
+                        CouponKeys.eligibleVersion(42),
+                        CouponKeys.wouldRefuse(42, "list"),
+                        CouponKeys.wouldRefuse(42, "claims"))
                 .doesNotContain(CouponKeys.retired(42));
     }
 
