@@ -27,9 +27,19 @@ class AdminApiTest extends ApiTestBase {
         return jdbc.sql("SELECT COUNT(*) FROM coupon").query(Long.class).single();
     }
 
-    private Set<String> redisKeys() {
-        return redis.keys("*");
+    /**
+     * The coupon ids that have keys in Redis. Not the keys themselves: the drainer, the gauges and the retirement job
+     * of the shared test context take and give leases and write the state of other tests' events at any moment.
+     */
+    private Set<Long> couponsInRedis() {
+        return redis.keys("*").stream()
+                .map(COUPON_TAG::matcher)
+                .filter(java.util.regex.Matcher::find)
+                .map(found -> Long.parseLong(found.group(1)))
+                .collect(java.util.stream.Collectors.toSet());
     }
+
+    private static final java.util.regex.Pattern COUPON_TAG = java.util.regex.Pattern.compile("^\\{cpn:(\\d+)}");
 
     @Nested
     class Creating {
@@ -168,7 +178,9 @@ class AdminApiTest extends ApiTestBase {
     @Test
     void shouldWriteNothingWhenCreateIsInvalid() {
         long rows = couponRows();
-        Set<String> keys = redisKeys();
+        long lastId = jdbc.sql("SELECT COALESCE(MAX(id), 0) FROM coupon")
+                .query(Long.class)
+                .single();
 
         for (String body : List.of(
                 "{\"name\":\"a\",\"totalQuantity\":0,\"openAt\":\"" + OPEN_AT + "\",\"issueRatePerSecond\":1}",
@@ -188,7 +200,9 @@ class AdminApiTest extends ApiTestBase {
         }
 
         assertThat(couponRows()).isEqualTo(rows);
-        assertThat(redisKeys()).isEqualTo(keys);
+        assertThat(couponsInRedis())
+                .as("no event that did not exist before has keys")
+                .allMatch(id -> id <= lastId);
     }
 
     /** A closeAt before the coupon's stored openAt: only the service, reading MySQL, can tell. */
