@@ -111,6 +111,8 @@ final class FaultStack implements AutoCloseable {
         settings.put("server.port", port);
         settings.put("spring.kafka.bootstrap-servers", "127.0.0.1:" + freePort());
         settings.put("coupon.warmup.requests", "0");
+        // the topics exist (the first api made them): creating them at start would wait for a broker it cannot reach
+        settings.put("spring.kafka.admin.auto-create", "false");
         settings.put("coupon.drain.tick", "20ms"); // it claims before the other api
         ChildJvm cut =
                 new ChildJvm("api-cut", List.of("-Xmx256m"), ApiApplication.class.getName(), arguments(settings));
