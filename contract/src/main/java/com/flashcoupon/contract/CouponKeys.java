@@ -42,13 +42,6 @@ public final class CouponKeys {
      */
     public static final long WARM_UP_FIRST = Long.MAX_VALUE - (1L << 40) + 1;
 
-    /**
-     * The id every instance once warmed up on: one of the reserved range, kept for code written against it (a check
-     * for a warm-up coupon is {@link #isWarmUp}).
-     */
-    @Deprecated
-    public static final long WARM_UP_ID = Long.MAX_VALUE;
-
     /** Whether the id is one of the warm-ups' ({@link #WARM_UP_FIRST}). */
     public static boolean isWarmUp(long couponId) {
         return couponId >= WARM_UP_FIRST;
