@@ -1,6 +1,7 @@
 package com.flashcoupon.worker.config;
 
 import com.flashcoupon.contract.Topics;
+import com.flashcoupon.contract.TopicsLeftAlone;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;

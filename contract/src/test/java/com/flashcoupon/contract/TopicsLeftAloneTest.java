@@ -1,4 +1,4 @@
-package com.flashcoupon.worker.config;
+package com.flashcoupon.contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

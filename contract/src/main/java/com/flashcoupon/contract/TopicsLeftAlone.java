@@ -1,4 +1,4 @@
-package com.flashcoupon.worker.config;
+package com.flashcoupon.contract;
 
 import java.util.List;
 import java.util.Map;
@@ -15,14 +15,15 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.kafka.core.KafkaAdmin;
 
 /**
- * Keeps Spring's {@link KafkaAdmin} to creating the topics that are missing. On its own it also adds partitions to
- * an existing topic that has fewer than the {@code NewTopic} bean says, so a rollout with a larger
- * {@code COUPON_WORKER_TOPIC_PARTITIONS} would move coupons to other partitions in the middle of an event (records are keyed
- * by coupon, and a coupon's order is its partition's). An existing topic is left as it is; a partition count that
- * differs from the setting is logged. {@code COUPON_KAFKA_CREATE_TOPICS=false} turns creation off altogether, for a
- * platform that owns the topics.
+ * Keeps Spring's {@link KafkaAdmin} to creating the topics that are missing, in the api and the worker alike (each
+ * registers one as a static bean). On its own KafkaAdmin also adds partitions to an existing topic that has fewer than
+ * the {@code NewTopic} bean says, so a rollout with a larger partition setting ({@code COUPON_KAFKA_PARTITIONS},
+ * {@code COUPON_WORKER_TOPIC_PARTITIONS}) would move coupons to other partitions in the middle of an event (records
+ * are keyed by coupon, and a coupon's order is its partition's). An existing topic is left as it is; a partition count
+ * that differs from the setting is logged. {@code COUPON_KAFKA_CREATE_TOPICS=false} turns creation off altogether, for
+ * a platform that owns the topics.
  */
-final class TopicsLeftAlone implements BeanPostProcessor {
+public final class TopicsLeftAlone implements BeanPostProcessor {
 
     private static final Logger log = LoggerFactory.getLogger(TopicsLeftAlone.class);
 
