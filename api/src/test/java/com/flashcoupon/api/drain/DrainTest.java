@@ -8,9 +8,9 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.CrashAfterPublish;
 import com.flashcoupon.api.support.HeldAcks;
-import com.flashcoupon.api.support.RequestedRecords;
 import com.flashcoupon.api.support.SlowAcks;
 import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.api.support.TopicRecords;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.Topics;
@@ -39,7 +39,7 @@ import org.springframework.http.MediaType;
 class DrainTest extends ApiTestBase {
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
-    private RequestedRecords records;
+    private TopicRecords<IssueRequested> records;
 
     @Autowired
     private DataSource dataSource;
@@ -52,7 +52,7 @@ class DrainTest extends ApiTestBase {
 
     @BeforeEach
     void subscribe() {
-        records = new RequestedRecords(bootstrapServers);
+        records = TopicRecords.requested(bootstrapServers);
     }
 
     @AfterEach
@@ -84,9 +84,9 @@ class DrainTest extends ApiTestBase {
         long id = createCoupon(50, 1_000);
         admit(id, 50);
 
-        await().atMost(Duration.ofSeconds(20)).until(() -> records.of(id).size() >= 50);
+        await().atMost(Duration.ofSeconds(20)).until(() -> published(id).size() >= 50);
 
-        List<IssueRequested> published = records.of(id);
+        List<IssueRequested> published = published(id);
         assertThat(published).hasSize(50);
         assertThat(published).extracting(IssueRequested::sequence).isSorted();
         assertThat(published)
@@ -124,11 +124,11 @@ class DrainTest extends ApiTestBase {
         long[] crashed = CrashAfterPublish.crashedBatch(id);
         assertThat(crashed).as("the injected crash happened").isNotNull();
         int expected = 10 + (int) crashed[1];
-        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= expected);
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(id).size() >= expected);
 
         // at least once: the crashed batch twice, everything else once, nothing missing
         Map<Long, Long> copies =
-                records.of(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
+                published(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
         assertThat(copies.keySet())
                 .containsExactlyInAnyOrderElementsOf(
                         LongStream.rangeClosed(1, 10).boxed().toList());
@@ -169,8 +169,8 @@ class DrainTest extends ApiTestBase {
         assertThat(300 - slowPublished)
                 .as("published in %.1f s after the rate change", fastSeconds)
                 .isGreaterThan((long) Math.ceil(5 * fastSeconds) + 2);
-        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= 300);
-        List<IssueRequested> published = records.of(id);
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(id).size() >= 300);
+        List<IssueRequested> published = published(id);
         Map<Long, IssueRequested> bySequence = published.stream()
                 .collect(Collectors.toMap(IssueRequested::sequence, Function.identity(), (a, b) -> a));
         assertThat(bySequence).hasSize(300);
@@ -201,8 +201,8 @@ class DrainTest extends ApiTestBase {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> cursor(id) == 3);
         // one poll may bring nothing yet: read until the three are there, then check none came twice
-        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= 3);
-        assertThat(records.of(id)).extracting(IssueRequested::sequence).containsExactly(1L, 2L, 3L);
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(id).size() >= 3);
+        assertThat(published(id)).extracting(IssueRequested::sequence).containsExactly(1L, 2L, 3L);
     }
 
     /**
@@ -233,17 +233,17 @@ class DrainTest extends ApiTestBase {
                 lock.rollback();
             }
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> records.of(id).size() >= 101);
+        await().atMost(Duration.ofSeconds(30)).until(() -> published(id).size() >= 101);
         double seconds = (System.nanoTime() - started) / 1e9;
         Map<Long, Long> copies =
-                records.of(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
+                published(id).stream().collect(Collectors.groupingBy(IssueRequested::sequence, Collectors.counting()));
         assertThat(copies.keySet())
                 .containsExactlyInAnyOrderElementsOf(
                         LongStream.rangeClosed(1, 101).boxed().toList());
         assertThat(copies)
                 .allSatisfy((sequence, count) ->
                         assertThat(count).as("copies of sequence %d", sequence).isEqualTo(1L));
-        assertThat(records.of(id).size() - 1)
+        assertThat(published(id).size() - 1)
                 .as("published in %.1f s at %d a second", seconds, rate)
                 .isLessThanOrEqualTo((int) Math.ceil(rate * seconds) + rate + 1);
         await().atMost(Duration.ofSeconds(20))
@@ -316,7 +316,7 @@ class DrainTest extends ApiTestBase {
 
             await().atMost(Duration.ofSeconds(75)).until(() -> cursor(taken) == 30);
             await().atMost(Duration.ofSeconds(30))
-                    .until(() -> records.of(taken).stream()
+                    .until(() -> published(taken).stream()
                                     .map(IssueRequested::sequence)
                                     .distinct()
                                     .count()
@@ -325,5 +325,10 @@ class DrainTest extends ApiTestBase {
             HeldAcks.release(); // before closing it: its producer waits for the held acknowledgements
             cut.close();
         }
+    }
+
+    /** Every record of this coupon published so far, in partition order. */
+    private List<IssueRequested> published(long couponId) {
+        return records.matching(r -> r.couponId() == couponId);
     }
 }

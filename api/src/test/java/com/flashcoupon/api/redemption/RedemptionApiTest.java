@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.api.support.TopicRecords;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.contract.WalletChanged;
 import java.time.Duration;
@@ -15,23 +16,17 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The redemption API (docs/http-api.md, Internal endpoints) against real MySQL and an in-process broker: every step's
@@ -50,41 +45,23 @@ class RedemptionApiTest extends ApiTestBase {
     @Value("${spring.kafka.bootstrap-servers}")
     private String bootstrapServers;
 
-    private KafkaConsumer<String, String> consumer;
-    private final List<WalletChanged> seen = new CopyOnWriteArrayList<>();
-    private final JsonMapper json = JsonMapper.builder().build();
+    private TopicRecords<WalletChanged> changes;
 
     @BeforeEach
     void subscribe() {
-        consumer = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrapServers,
-                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                "earliest",
-                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class,
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
-                StringDeserializer.class));
-        var partitions = consumer.partitionsFor(Topics.WALLET_CHANGED, Duration.ofSeconds(30)).stream()
-                .map(info -> new TopicPartition(info.topic(), info.partition()))
-                .toList();
-        consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
+        changes = new TopicRecords<>(bootstrapServers, Topics.WALLET_CHANGED, WalletChanged.class);
     }
 
     @AfterEach
     void close() {
-        consumer.close();
+        changes.close();
     }
 
     /** The reasons of the events seen so far for this wallet coupon, in change order (one member: one partition). */
     private List<String> events(long walletId) {
-        consumer.poll(Duration.ofMillis(300))
-                .forEach(record -> seen.add(json.readValue(record.value(), WalletChanged.class)));
         // at least once: an event seen twice (the same changeId) counts once
         var once = new java.util.TreeMap<Long, String>();
-        seen.stream()
-                .filter(change -> change.walletCouponId() == walletId)
+        changes.matching(change -> change.walletCouponId() == walletId)
                 .forEach(change -> once.put(
                         change.changeId(), change.reason() + ":" + change.fromState() + ">" + change.toState()));
         return List.copyOf(once.values());
@@ -274,7 +251,8 @@ class RedemptionApiTest extends ApiTestBase {
                 "RESERVE:AVAILABLE>RESERVED",
                 "CONFIRM:RESERVED>USED",
                 "CANCEL:USED>EXPIRED");
-        assertThat(seen.stream().filter(c -> c.walletCouponId() == walletId).map(WalletChanged::actor))
+        assertThat(changes.matching(c -> c.walletCouponId() == walletId).stream()
+                        .map(WalletChanged::actor))
                 .contains("redeemer:order-service", "system:reservation-ttl");
 
         // by order id; and what the operator sees
@@ -474,7 +452,8 @@ class RedemptionApiTest extends ApiTestBase {
                 .jsonPath("$[0].discount")
                 .isEqualTo(5000);
         awaitEvents(walletId, "USE:AVAILABLE>USED");
-        assertThat(seen.stream().filter(c -> c.walletCouponId() == walletId).map(WalletChanged::actor))
+        assertThat(changes.matching(c -> c.walletCouponId() == walletId).stream()
+                        .map(WalletChanged::actor))
                 .containsOnly("member:use-rd");
     }
 

@@ -10,26 +10,17 @@ import com.flashcoupon.contract.IssueResult;
 import com.flashcoupon.contract.Topics;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.kafka.core.KafkaTemplate;
-import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.Disposable;
 
 /** {@code GET .../issue-requests/me/events}: live status over server-sent events (docs/http-api.md). */
 @ApiTest
 class LiveStatusApiTest extends ApiTestBase {
-
-    private static final ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>> EVENT =
-            new ParameterizedTypeReference<>() {};
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
 
@@ -42,32 +33,8 @@ class LiveStatusApiTest extends ApiTestBase {
     @Autowired
     LiveStatusHub hub;
 
-    /** Collects a member's events as they come, raw (comments included). */
-    private Stream open(long couponId, String memberId) {
-        var stream = new Stream();
-        stream.subscription = WebClient.create("http://127.0.0.1:" + port)
-                .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
-                .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
-                .accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve()
-                .bodyToFlux(EVENT)
-                .subscribe(stream.events::add, stream.errors::add, () -> stream.completed = true);
-        return stream;
-    }
-
-    static final class Stream {
-        final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
-        final List<Throwable> errors = new CopyOnWriteArrayList<>();
-        volatile boolean completed;
-        Disposable subscription;
-
-        List<Map<String, Object>> statuses() {
-            return events.stream()
-                    .filter(e -> "status".equals(e.event()))
-                    .map(ServerSentEvent::data)
-                    .toList();
-        }
+    private MemberStream open(long couponId, String memberId) {
+        return MemberStream.open(port, couponId, memberId);
     }
 
     private static void awaitUntil(java.util.function.BooleanSupplier condition) {
@@ -86,7 +53,7 @@ class LiveStatusApiTest extends ApiTestBase {
             for (String member : List.of("ahead-1", "ahead-2", "ahead-3", "live-1")) {
                 requestCoupon(id, member).expectStatus().isAccepted();
             }
-            Stream stream = open(id, "live-1");
+            MemberStream stream = open(id, "live-1");
             awaitUntil(() -> stream.statuses().size() == 1);
             assertThat(stream.statuses().get(0))
                     .containsEntry("status", "WAITING")
@@ -119,7 +86,7 @@ class LiveStatusApiTest extends ApiTestBase {
         void shouldSendFailedWithReasonFromRedisWhenTheResultEventWasMissed() {
             long id = createCoupon(10, 1);
             requestCoupon(id, "missed").expectStatus().isAccepted();
-            Stream stream = open(id, "missed");
+            MemberStream stream = open(id, "missed");
             awaitUntil(() -> stream.statuses().size() == 1);
 
             redis.opsForHash().put(CouponKeys.result(id), "missed", CouponKeys.FAILED_PREFIX + "SOLD_OUT");
@@ -137,7 +104,7 @@ class LiveStatusApiTest extends ApiTestBase {
             requestCoupon(id, "decided").expectStatus().isAccepted();
             redis.opsForHash().put(CouponKeys.result(id), "decided", CouponKeys.ISSUED_PREFIX + "55");
 
-            Stream stream = open(id, "decided");
+            MemberStream stream = open(id, "decided");
 
             awaitUntil(() -> stream.completed);
             assertThat(stream.statuses())
@@ -150,11 +117,11 @@ class LiveStatusApiTest extends ApiTestBase {
         void shouldSendHeartbeatCommentsWhileWaiting() {
             long id = createCoupon(10, 1);
             requestCoupon(id, "patient").expectStatus().isAccepted();
-            Stream stream = open(id, "patient");
+            MemberStream stream = open(id, "patient");
 
             awaitUntil(() -> stream.events.stream().anyMatch(e -> e.event() == null && e.comment() != null));
             assertThat(stream.statuses()).hasSize(1);
-            stream.subscription.dispose();
+            stream.close();
         }
     }
 

@@ -4,24 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
-import com.flashcoupon.api.support.TestEnvironment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
-import reactor.core.Disposable;
 
 /**
  * Security review finding 7 and correctness review F14: live status streams are bounded per instance (over the cap, 503
@@ -34,50 +27,24 @@ import reactor.core.Disposable;
         properties = {"coupon.live.max-streams=4", "coupon.live.max-per-member=2", "coupon.live.max-lifetime=6s"})
 class LiveStreamCapsTest extends ApiTestBase {
 
-    private static final ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>> EVENT =
-            new ParameterizedTypeReference<>() {};
-
     @Value("${local.server.port}")
     int port;
 
     @Autowired
     LiveStatusHub hub;
 
-    private final List<Stream> opened = new ArrayList<>();
+    private final List<MemberStream> opened = new ArrayList<>();
 
     @AfterEach
     void closeStreams() {
-        opened.forEach(stream -> stream.subscription.dispose());
+        opened.forEach(stream -> stream.close());
         awaitUntil(() -> hub.openStreams() == 0);
     }
 
-    private Stream open(long couponId, String memberId) {
-        var stream = new Stream();
+    private MemberStream open(long couponId, String memberId) {
+        var stream = MemberStream.open(port, couponId, memberId);
         opened.add(stream);
-        stream.subscription = WebClient.create("http://127.0.0.1:" + port)
-                .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
-                .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
-                .accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve()
-                .bodyToFlux(EVENT)
-                .subscribe(stream.events::add, stream.errors::add, () -> stream.completed = true);
         return stream;
-    }
-
-    static final class Stream {
-        final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
-        final List<Throwable> errors = new CopyOnWriteArrayList<>();
-        volatile boolean completed;
-        Disposable subscription;
-
-        boolean started() {
-            return !events.isEmpty();
-        }
-
-        ServerSentEvent<Map<String, Object>> last() {
-            return events.getLast();
-        }
     }
 
     private static void awaitUntil(java.util.function.BooleanSupplier condition) {
@@ -91,11 +58,11 @@ class LiveStreamCapsTest extends ApiTestBase {
     void shouldEndTheOldestStreamWithReplacedWhenTheMemberOpensAThird() {
         long id = createCoupon(10, 1);
         requestCoupon(id, "three-tabs").expectStatus().isAccepted();
-        Stream first = open(id, "three-tabs");
+        MemberStream first = open(id, "three-tabs");
         awaitUntil(first::started);
-        Stream second = open(id, "three-tabs");
+        MemberStream second = open(id, "three-tabs");
         awaitUntil(second::started);
-        Stream third = open(id, "three-tabs");
+        MemberStream third = open(id, "three-tabs");
         awaitUntil(third::started);
 
         awaitUntil(() -> first.completed);
@@ -109,15 +76,15 @@ class LiveStreamCapsTest extends ApiTestBase {
     @Test
     void shouldRefuseAStreamOverTheInstancesCapWith503AndRetryAfter() {
         long id = createCoupon(10, 1);
-        List<Stream> held = new ArrayList<>();
+        List<MemberStream> held = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             requestCoupon(id, "crowd-" + i).expectStatus().isAccepted();
-            Stream stream = open(id, "crowd-" + i);
+            MemberStream stream = open(id, "crowd-" + i);
             awaitUntil(stream::started);
             held.add(stream);
         }
         requestCoupon(id, "one-too-many").expectStatus().isAccepted();
-        Stream refused = open(id, "one-too-many");
+        MemberStream refused = open(id, "one-too-many");
         awaitUntil(() -> !refused.errors.isEmpty());
         assertThat(refused.errors.getFirst()).isInstanceOfSatisfying(WebClientResponseException.class, error -> {
             assertThat(error.getStatusCode().value()).isEqualTo(503);
@@ -127,9 +94,9 @@ class LiveStreamCapsTest extends ApiTestBase {
         });
         assertThat(held).noneMatch(stream -> stream.completed);
 
-        held.getFirst().subscription.dispose();
+        held.getFirst().close();
         awaitUntil(() -> hub.openStreams() == 3);
-        Stream room = open(id, "one-too-many");
+        MemberStream room = open(id, "one-too-many");
         awaitUntil(room::started);
     }
 
@@ -137,7 +104,7 @@ class LiveStreamCapsTest extends ApiTestBase {
     void shouldEndAStreamWithReconnectAtItsLifetime() {
         long id = createCoupon(10, 1);
         requestCoupon(id, "long-wait").expectStatus().isAccepted();
-        Stream stream = open(id, "long-wait");
+        MemberStream stream = open(id, "long-wait");
         awaitUntil(stream::started);
 
         awaitUntil(() -> stream.completed);

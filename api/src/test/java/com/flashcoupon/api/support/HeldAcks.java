@@ -1,32 +1,33 @@
 package com.flashcoupon.api.support;
 
-import java.util.Map;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * A producer interceptor for an {@link ApiInstance} whose path to the broker's acknowledgements is cut: every
  * acknowledgement is held until {@link #release} (two minutes at most), while the records themselves and the broker's
- * metadata get through. Unlike {@link SlowAcks}, it leaves the shared test context's producer alone.
+ * metadata get through. Unlike {@link SlowAcks}, it leaves the shared test context's producer alone, and it remembers
+ * the keys it saw sent.
  */
-public class HeldAcks implements ProducerInterceptor<Object, Object> {
+public class HeldAcks extends AckValve {
 
-    private static volatile CountDownLatch held = new CountDownLatch(1);
+    private static final Valve VALVE = new Valve(false);
     private static final Set<Object> SENT = ConcurrentHashMap.newKeySet();
+
+    public HeldAcks() {
+        super(VALVE, Duration.ofMinutes(2));
+    }
 
     /** Holds every acknowledgement from now on. */
     public static void hold() {
-        held = new CountDownLatch(1);
+        VALVE.close();
     }
 
     /** Lets every held acknowledgement, and the later ones, through. */
     public static void release() {
-        held.countDown();
+        VALVE.open();
     }
 
     /** Whether a record with this key was sent through an instance configured with this interceptor. */
@@ -41,19 +42,4 @@ public class HeldAcks implements ProducerInterceptor<Object, Object> {
         }
         return record;
     }
-
-    @Override
-    public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
-        try {
-            held.await(2, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public void configure(Map<String, ?> configs) {}
 }

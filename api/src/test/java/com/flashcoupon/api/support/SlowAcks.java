@@ -1,11 +1,6 @@
 package com.flashcoupon.api.support;
 
-import java.util.Map;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.producer.ProducerInterceptor;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
+import java.time.Duration;
 
 /**
  * A producer interceptor (configured for every {@link ApiTest}) that can hold the broker's acknowledgements back: a
@@ -13,37 +8,21 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * (a test that fails in between releases them after a minute at most, so the producer of the shared context is not
  * stuck for good).
  */
-public class SlowAcks implements ProducerInterceptor<Object, Object> {
+public class SlowAcks extends AckValve {
 
-    private static volatile CountDownLatch held = new CountDownLatch(0);
+    private static final Valve VALVE = new Valve(true);
+
+    public SlowAcks() {
+        super(VALVE, Duration.ofMinutes(1));
+    }
 
     /** Acknowledgements that arrive from now on reach the producer only once {@link #release} was called. */
     public static void hold() {
-        held = new CountDownLatch(1);
+        VALVE.close();
     }
 
     /** Lets every held acknowledgement, and the later ones, through. */
     public static void release() {
-        held.countDown();
+        VALVE.open();
     }
-
-    @Override
-    public ProducerRecord<Object, Object> onSend(ProducerRecord<Object, Object> record) {
-        return record;
-    }
-
-    @Override
-    public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
-        try {
-            held.await(1, TimeUnit.MINUTES);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    @Override
-    public void close() {}
-
-    @Override
-    public void configure(Map<String, ?> configs) {}
 }

@@ -6,21 +6,27 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import tools.jackson.databind.json.JsonMapper;
 
-/** Reads what the drainer published to {@code coupon.issue.requested}, from the beginning, for one test. */
-public final class RequestedRecords implements AutoCloseable {
+/**
+ * Reads what the app under test published to one topic, from the beginning, for one test: the drainer's requests
+ * ({@link #requested}), the relay's wallet changes, any JSON record type.
+ */
+public final class TopicRecords<T> implements AutoCloseable {
 
     private final KafkaConsumer<String, String> consumer;
+    private final Class<T> type;
     private final JsonMapper json = JsonMapper.builder().build();
-    private final List<IssueRequested> seen = new CopyOnWriteArrayList<>();
+    private final List<T> seen = new CopyOnWriteArrayList<>();
 
     /** @param bootstrapServers the broker of the app under test (not the global embedded-broker property) */
-    public RequestedRecords(String bootstrapServers) {
+    public TopicRecords(String bootstrapServers, String topic, Class<T> type) {
+        this.type = type;
         this.consumer = new KafkaConsumer<>(Map.of(
                 ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                 bootstrapServers,
@@ -31,18 +37,22 @@ public final class RequestedRecords implements AutoCloseable {
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG,
                 StringDeserializer.class));
         // assigned, not subscribed: no group rebalance to wait for
-        var partitions = consumer.partitionsFor(Topics.ISSUE_REQUESTED, Duration.ofSeconds(30)).stream()
+        var partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(info -> new TopicPartition(info.topic(), info.partition()))
                 .toList();
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
     }
 
-    /** Polls once more and returns every record of this coupon seen so far, in partition order. */
-    public List<IssueRequested> of(long couponId) {
-        consumer.poll(Duration.ofMillis(300))
-                .forEach(record -> seen.add(json.readValue(record.value(), IssueRequested.class)));
-        return seen.stream().filter(r -> r.couponId() == couponId).toList();
+    /** The drainer's records on {@code coupon.issue.requested}. */
+    public static TopicRecords<IssueRequested> requested(String bootstrapServers) {
+        return new TopicRecords<>(bootstrapServers, Topics.ISSUE_REQUESTED, IssueRequested.class);
+    }
+
+    /** Polls once more and returns every record seen so far that matches, in partition order. */
+    public List<T> matching(Predicate<T> which) {
+        consumer.poll(Duration.ofMillis(300)).forEach(record -> seen.add(json.readValue(record.value(), type)));
+        return seen.stream().filter(which).toList();
     }
 
     @Override

@@ -1,0 +1,58 @@
+package com.flashcoupon.api.status;
+
+import com.flashcoupon.api.support.TestEnvironment;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.client.WebClient;
+import reactor.core.Disposable;
+
+/** One member's live status stream, opened over a real connection and collected as it comes, comments included. */
+final class MemberStream {
+
+    private static final ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>> EVENT =
+            new ParameterizedTypeReference<>() {};
+
+    final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
+    final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    volatile boolean completed;
+    private final Disposable subscription;
+
+    private MemberStream(int port, long couponId, String memberId) {
+        this.subscription = WebClient.create("http://127.0.0.1:" + port)
+                .get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
+                .accept(MediaType.TEXT_EVENT_STREAM)
+                .retrieve()
+                .bodyToFlux(EVENT)
+                .subscribe(events::add, errors::add, () -> completed = true);
+    }
+
+    static MemberStream open(int port, long couponId, String memberId) {
+        return new MemberStream(port, couponId, memberId);
+    }
+
+    boolean started() {
+        return !events.isEmpty();
+    }
+
+    ServerSentEvent<Map<String, Object>> last() {
+        return events.getLast();
+    }
+
+    /** The data of the {@code status} events so far. */
+    List<Map<String, Object>> statuses() {
+        return events.stream()
+                .filter(e -> "status".equals(e.event()))
+                .map(ServerSentEvent::data)
+                .toList();
+    }
+
+    void close() {
+        subscription.dispose();
+    }
+}
