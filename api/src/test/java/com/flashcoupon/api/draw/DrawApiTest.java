@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.MemberStream;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import java.io.BufferedReader;
@@ -23,7 +24,6 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -31,9 +31,6 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
-import org.springframework.web.reactive.function.client.WebClient;
-import reactor.core.Disposable;
 
 /**
  * A fair start's draw through the whole api (docs/architecture.md, "A draw anyone can check"): committed before,
@@ -330,7 +327,7 @@ class DrawApiTest extends ApiTestBase {
         void shouldStreamTheOddsAsEntrantsComeThenTheOutcome() {
             long id = fairStart(1);
             ask(id, "watcher", 202);
-            Stream stream = open(id, "watcher");
+            MemberStream stream = open(id, "watcher");
             await().atMost(Duration.ofSeconds(15)).until(() -> stream.statuses().size() == 1);
             assertThat(draw(stream.statuses().getFirst())).containsEntry("entrants", 1);
 
@@ -351,7 +348,7 @@ class DrawApiTest extends ApiTestBase {
                 await().atMost(Duration.ofSeconds(15)).until(() -> stream.completed);
             } else {
                 assertThat(outcome).containsEntry("position", 1);
-                stream.subscription.dispose();
+                stream.close();
             }
         }
     }
@@ -502,30 +499,8 @@ class DrawApiTest extends ApiTestBase {
         return IntStream.rangeClosed(1, count).mapToObj(i -> prefix + "-" + i).toList();
     }
 
-    private Stream open(long couponId, String memberId) {
-        var stream = new Stream();
-        stream.subscription = WebClient.create("http://127.0.0.1:" + port)
-                .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
-                .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
-                .accept(MediaType.TEXT_EVENT_STREAM)
-                .retrieve()
-                .bodyToFlux(new ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>>() {})
-                .subscribe(stream.events::add, error -> {}, () -> stream.completed = true);
-        return stream;
-    }
-
-    static final class Stream {
-        final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
-        volatile boolean completed;
-        Disposable subscription;
-
-        List<Map<String, Object>> statuses() {
-            return events.stream()
-                    .filter(e -> "status".equals(e.event()))
-                    .map(ServerSentEvent::data)
-                    .toList();
-        }
+    private MemberStream open(long couponId, String memberId) {
+        return MemberStream.open(port, couponId, memberId);
     }
 
     /** HTTP/1.1 on one socket, kept alive, as the review's recipe does: one connection stays on one event loop. */

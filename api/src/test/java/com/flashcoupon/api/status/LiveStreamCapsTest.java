@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.MemberStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,5 @@
-package com.flashcoupon.api.status;
+package com.flashcoupon.api.support;
 
-import com.flashcoupon.api.support.TestEnvironment;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,14 +10,14 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.Disposable;
 
 /** One member's live status stream, opened over a real connection and collected as it comes, comments included. */
-final class MemberStream {
+public final class MemberStream {
 
     private static final ParameterizedTypeReference<ServerSentEvent<Map<String, Object>>> EVENT =
             new ParameterizedTypeReference<>() {};
 
-    final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
-    final List<Throwable> errors = new CopyOnWriteArrayList<>();
-    volatile boolean completed;
+    public final List<ServerSentEvent<Map<String, Object>>> events = new CopyOnWriteArrayList<>();
+    public final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    public volatile boolean completed;
     private final Disposable subscription;
 
     private MemberStream(int port, long couponId, String memberId) {
@@ -32,27 +31,27 @@ final class MemberStream {
                 .subscribe(events::add, errors::add, () -> completed = true);
     }
 
-    static MemberStream open(int port, long couponId, String memberId) {
+    public static MemberStream open(int port, long couponId, String memberId) {
         return new MemberStream(port, couponId, memberId);
     }
 
-    boolean started() {
+    public boolean started() {
         return !events.isEmpty();
     }
 
-    ServerSentEvent<Map<String, Object>> last() {
+    public ServerSentEvent<Map<String, Object>> last() {
         return events.getLast();
     }
 
     /** The data of the {@code status} events so far. */
-    List<Map<String, Object>> statuses() {
+    public List<Map<String, Object>> statuses() {
         return events.stream()
                 .filter(e -> "status".equals(e.event()))
                 .map(ServerSentEvent::data)
                 .toList();
     }
 
-    void close() {
+    public void close() {
         subscription.dispose();
     }
 }
