@@ -10,6 +10,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -34,12 +37,12 @@ class AdminApiTest extends ApiTestBase {
     private Set<Long> couponsInRedis() {
         return redis.keys("*").stream()
                 .map(COUPON_TAG::matcher)
-                .filter(java.util.regex.Matcher::find)
+                .filter(Matcher::find)
                 .map(found -> Long.parseLong(found.group(1)))
-                .collect(java.util.stream.Collectors.toSet());
+                .collect(Collectors.toSet());
     }
 
-    private static final java.util.regex.Pattern COUPON_TAG = java.util.regex.Pattern.compile("^\\{cpn:(\\d+)}");
+    private static final Pattern COUPON_TAG = Pattern.compile("^\\{cpn:(\\d+)}");
 
     @Nested
     class Creating {

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -60,7 +61,7 @@ class RedemptionApiTest extends ApiTestBase {
     /** The reasons of the events seen so far for this wallet coupon, in change order (one member: one partition). */
     private List<String> events(long walletId) {
         // at least once: an event seen twice (the same changeId) counts once
-        var once = new java.util.TreeMap<Long, String>();
+        var once = new TreeMap<Long, String>();
         changes.matching(change -> change.walletCouponId() == walletId)
                 .forEach(change -> once.put(
                         change.changeId(), change.reason() + ":" + change.fromState() + ">" + change.toState()));

@@ -38,7 +38,7 @@ class LiveStreamCapsTest extends ApiTestBase {
 
     @AfterEach
     void closeStreams() {
-        opened.forEach(stream -> stream.close());
+        opened.forEach(MemberStream::close);
         awaitUntil(() -> hub.openStreams() == 0);
     }
 
