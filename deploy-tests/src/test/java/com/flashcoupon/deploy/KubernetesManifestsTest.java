@@ -18,6 +18,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -240,6 +243,8 @@ class KubernetesManifestsTest {
     /** bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 185 us: 11 pods) and its trigger is openAt's. */
     @Test
     void thePlannerSizesASaleAndWritesItsCronTrigger() throws Exception {
+        OffsetDateTime openAt =
+                OffsetDateTime.now(ZoneOffset.UTC).plusDays(3).withHour(12).truncatedTo(ChronoUnit.HOURS);
         Result plan = run(
                 List.of(
                         "bash",
@@ -251,7 +256,7 @@ class KubernetesManifestsTest {
                         "--issue-rate",
                         "2000",
                         "--open-at",
-                        "2026-12-01T12:00:00Z"),
+                        openAt.toInstant().toString()),
                 ROOT);
 
         assertThat(plan.exit()).as(plan.output()).isZero();
@@ -259,11 +264,16 @@ class KubernetesManifestsTest {
                 .containsPattern("api replicas +11 ")
                 .containsPattern("worker replicas +3 ")
                 .contains("185 us")
-                .contains("start: \"45 11 1 12 *\"")
-                .contains("end: \"30 12 1 12 *\"")
+                .contains("start: \"45 11 " + cronDay(openAt.minusMinutes(15)) + " *\"")
+                .contains("end: \"30 12 " + cronDay(openAt.plusMinutes(30)) + " *\"")
                 .contains("desiredReplicas: \"11\"");
         Result missing = run(List.of("bash", "bin/plan", "--coupons", "1"), ROOT);
         assertThat(missing.exit()).isNotZero();
+    }
+
+    /** Day of month and month as a cron line writes them. */
+    private static String cronDay(OffsetDateTime at) {
+        return at.getDayOfMonth() + " " + at.getMonthValue();
     }
 
     @Test

@@ -22,7 +22,11 @@ import org.springframework.http.MediaType;
 @ApiTest
 class AdminApiTest extends ApiTestBase {
 
-    private static final String OPEN_AT = "2026-11-27T00:00:00Z";
+    /** A day after the test's start, in whole seconds (as the api stores windows): always in the future. */
+    private static final String OPEN_AT = Instant.now()
+            .plus(1, ChronoUnit.DAYS)
+            .truncatedTo(ChronoUnit.SECONDS)
+            .toString();
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
 

@@ -12,6 +12,8 @@ import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.api.support.WebSliceBase;
 import com.flashcoupon.api.support.WebSliceTest;
 import com.flashcoupon.api.web.ApiException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -34,7 +36,10 @@ import reactor.core.publisher.Mono;
 @Import(AdminController.class)
 class AdminWebTest extends WebSliceBase {
 
-    private static final String OPEN_AT = "2026-11-27T00:00:00Z";
+    /** Any whole second: the service is a mock, so these tests check the window's shape, never its distance to now. */
+    private static final Instant OPENS = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+
+    private static final String OPEN_AT = OPENS.toString();
 
     @MockitoBean
     private CouponAdminService service;
@@ -66,8 +71,8 @@ class AdminWebTest extends WebSliceBase {
                 Arguments.of("rate over 100,000", body("\"a\"", "10", "100001"), "INVALID_REQUEST", 400),
                 Arguments.of(
                         "closeAt before openAt",
-                        "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + OPEN_AT
-                                + "\",\"closeAt\":\"2026-11-26T00:00:00Z\",\"issueRatePerSecond\":1}",
+                        "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + OPEN_AT + "\",\"closeAt\":\""
+                                + OPENS.minus(1, ChronoUnit.DAYS) + "\",\"issueRatePerSecond\":1}",
                         "INVALID_REQUEST",
                         400),
                 Arguments.of(
@@ -109,8 +114,8 @@ class AdminWebTest extends WebSliceBase {
                 Arguments.of("an unknown queueing", queueing("\"LOTTERY\"", "10"), "INVALID_REQUEST", 400),
                 Arguments.of(
                         "closeAt within the window",
-                        "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"2026-11-27T00:00:00Z\","
-                                + "\"closeAt\":\"2026-11-27T00:00:30Z\",\"issueRatePerSecond\":1,"
+                        "{\"name\":\"a\",\"totalQuantity\":1,\"openAt\":\"" + OPEN_AT + "\","
+                                + "\"closeAt\":\"" + OPENS.plusSeconds(30) + "\",\"issueRatePerSecond\":1,"
                                 + "\"queueing\":\"RANDOMIZED_START\",\"queueingWindowSeconds\":60}",
                         "INVALID_REQUEST",
                         400),

@@ -365,7 +365,10 @@ class RedemptionApiTest extends ApiTestBase {
                     "totalQuantity",
                     10,
                     "openAt",
-                    "2026-11-27T00:00:00Z",
+                    Instant.now()
+                            .plus(1, ChronoUnit.DAYS)
+                            .truncatedTo(ChronoUnit.SECONDS)
+                            .toString(),
                     "issueRatePerSecond",
                     10,
                     "benefit",
