@@ -1,7 +1,9 @@
 package com.flashcoupon.api.gate;
 
 import com.flashcoupon.api.coupon.CouponMirror;
+import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
+import java.time.Clock;
 import java.util.List;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.stereotype.Component;
@@ -9,7 +11,9 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code GET /api/v1/coupons/{id}/challenge}: a challenge of the event's difficulty, read from its Redis meta (one
- * HMGET, no MySQL: members ask it in a crowd), the event mirrored again from MySQL when Redis lost it.
+ * HMGET, no MySQL: members ask it in a crowd), the event mirrored again from MySQL when Redis lost it. Before the
+ * event's {@code announceAt} it answers 404 COUPON_NOT_FOUND, exactly as for an id that does not exist (the coupon
+ * read and the admission do the same), and an id MySQL does not know is remembered as such for a few seconds.
  */
 @Component
 class Challenges {
@@ -17,25 +21,41 @@ class Challenges {
     private final ReactiveStringRedisTemplate redis;
     private final CouponMirror mirror;
     private final ProofOfWork proofs;
+    private final Clock clock;
 
-    Challenges(ReactiveStringRedisTemplate redis, CouponMirror mirror, ProofOfWork proofs) {
+    Challenges(ReactiveStringRedisTemplate redis, CouponMirror mirror, ProofOfWork proofs, Clock clock) {
         this.redis = redis;
         this.mirror = mirror;
         this.proofs = proofs;
+        this.clock = clock;
     }
 
     Mono<ProofOfWork.Challenge> challenge(long couponId, String member) {
-        return bits(couponId)
-                .switchIfEmpty(
-                        mirror.restoreOrNotFound(couponId).then(bits(couponId)).defaultIfEmpty(0))
-                .map(bits -> proofs.challenge(couponId, member, bits));
+        // the request was charged to the member's overall allowance by the rate limit filter already
+        return gate(couponId)
+                .switchIfEmpty(Mono.defer(() -> mirror.restoreOrNotFound(couponId, Mono.empty())
+                        // a retired event stays out of Redis: no proof of work to ask for, visible as MySQL says
+                        .flatMap(coupon -> gate(couponId)
+                                .defaultIfEmpty(new Gate(
+                                        0,
+                                        coupon.announceAt() == null
+                                                ? 0
+                                                : coupon.announceAt().toEpochMilli())))))
+                .filter(gate -> gate.announceAt() <= clock.millis())
+                .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)))
+                .map(gate -> proofs.challenge(couponId, member, gate.bits()));
     }
 
-    /** The event's difficulty (0 when it asks for no proof of work); empty when Redis does not hold the event. */
-    private Mono<Integer> bits(long couponId) {
+    /** The event's difficulty (0 when it asks for no proof of work) and from when members may see it (epoch ms). */
+    private record Gate(int bits, long announceAt) {}
+
+    /** The event's gate as Redis holds it; empty when Redis does not hold the event. */
+    private Mono<Gate> gate(long couponId) {
         return redis.<String, String>opsForHash()
-                .multiGet(CouponKeys.meta(couponId), List.of("total", "human", "bits"))
+                .multiGet(CouponKeys.meta(couponId), List.of("total", "human", "bits", "announceAt"))
                 .filter(meta -> meta.get(0) != null)
-                .map(meta -> "POW".equals(meta.get(1)) && meta.get(2) != null ? Integer.parseInt(meta.get(2)) : 0);
+                .map(meta -> new Gate(
+                        "POW".equals(meta.get(1)) && meta.get(2) != null ? Integer.parseInt(meta.get(2)) : 0,
+                        meta.get(3) == null ? 0 : Long.parseLong(meta.get(3))));
     }
 }

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -24,17 +23,16 @@ import reactor.core.publisher.Mono;
 
 /**
  * Replaces an event's eligibility list from a {@code text/plain} body, one member id per line, in constant memory: the
- * body is spooled to a temporary file as it arrives (on the blocking executor, buffer by buffer), checked whole (every
- * line a member id by the {@code sub} rules; blank lines are skipped), and only then written to MySQL as a new upload
- * in batches, which becomes the list in one statement. A bad line refuses the whole upload: nothing is replaced.
+ * body is read as it arrives (on the blocking executor, buffer by buffer) by a {@link ListScanner}, which checks every
+ * line (a member id by the {@code sub} rules; blank lines are skipped) and holds the body to its caps, and spooled to
+ * a temporary file within this instance's temporary disk budget ({@link UploadCaps}); only a list that passed whole is
+ * then written to MySQL as a new upload in batches, which becomes the list in one statement. A bad line, or a cap
+ * passed, refuses the whole upload: nothing is replaced.
  */
 @Component
 class EligibleUpload {
 
     private static final Logger log = LoggerFactory.getLogger(EligibleUpload.class);
-
-    /** The {@code sub} rules (docs/http-api.md, Authentication). */
-    static final Pattern MEMBER_ID = Pattern.compile("[A-Za-z0-9._:-]{1,64}");
 
     /** Bad lines named in a refusal; the others are counted. */
     static final int MAX_REPORTED = 100;
@@ -44,10 +42,12 @@ class EligibleUpload {
 
     private final GateRepository gates;
     private final BlockingIo blocking;
+    private final UploadCaps caps;
 
-    EligibleUpload(GateRepository gates, BlockingIo blocking) {
+    EligibleUpload(GateRepository gates, BlockingIo blocking, UploadCaps caps) {
         this.gates = gates;
         this.blocking = blocking;
+        this.caps = caps;
     }
 
     /** Bad lines: {@code errors} names up to {@link #MAX_REPORTED} of them by line number, {@code bad} counts all. */
@@ -62,21 +62,75 @@ class EligibleUpload {
         }
     }
 
-    /** Spools, checks and stores the list; its size (distinct members). Fails with {@link BadLines}. */
-    Mono<Long> replace(long couponId, Flux<DataBuffer> body) {
-        return Mono.usingWhen(
-                blocking.call(() -> Files.createTempFile("eligible-" + couponId + "-", ".txt")),
-                file -> spool(body, file).then(blocking.call(() -> store(couponId, file))),
-                file -> blocking.run(() -> delete(file)));
+    /**
+     * One upload's temporary file, its scanner, and the temporary disk it reserved. Reserving and giving back are
+     * serialised, so that a buffer still being written when the upload was cancelled reserves nothing after the end.
+     */
+    private final class Spool {
+        final Path file;
+        final ListScanner scanner;
+        private long reserved;
+        private boolean ended;
+
+        Spool(Path file, ListScanner scanner, long reserved) {
+            this.file = file;
+            this.scanner = scanner;
+            this.reserved = reserved;
+        }
+
+        /** Reserves what the body has brought beyond what was reserved (a chunked body's, or a declared one's). */
+        synchronized void reserveRead() {
+            long more = scanner.bytes() - reserved;
+            if (more > 0 && !ended) {
+                caps.reserve(more);
+                reserved += more;
+            }
+        }
+
+        synchronized void end() {
+            if (!ended) {
+                ended = true;
+                caps.release(reserved);
+            }
+        }
     }
 
-    private Mono<Void> spool(Flux<DataBuffer> body, Path file) {
+    /**
+     * Spools, checks and stores the list; its size (distinct members). {@code contentLength} is the declared length, -1
+     * when the body is chunked. Fails with {@link BadLines}, or a cap's problem (413 or 400).
+     */
+    Mono<Long> replace(long couponId, Flux<DataBuffer> body, long contentLength) {
+        return Mono.defer(() -> {
+            caps.checkDeclared(contentLength);
+            return Mono.usingWhen(
+                    open(couponId, Math.max(0, contentLength)),
+                    spool -> spool(body, spool).then(blocking.call(() -> store(couponId, spool))),
+                    spool -> blocking.run(() -> close(spool)));
+        });
+    }
+
+    /** A new temporary file, its declared length reserved first (413 when the disk budget cannot take it). */
+    private Mono<Spool> open(long couponId, long declared) {
+        return blocking.call(() -> {
+            caps.reserve(declared);
+            try {
+                return new Spool(Files.createTempFile("eligible-" + couponId + "-", ".txt"), caps.scanner(), declared);
+            } catch (IOException | RuntimeException e) {
+                caps.release(declared);
+                throw e;
+            }
+        });
+    }
+
+    private Mono<Void> spool(Flux<DataBuffer> body, Spool spool) {
         return Mono.usingWhen(
-                blocking.call(() -> FileChannel.open(file, StandardOpenOption.WRITE)),
+                blocking.call(() -> FileChannel.open(spool.file, StandardOpenOption.WRITE)),
                 channel -> body.concatMap(buffer -> blocking.run(() -> {
                             try (var readable = buffer.readableByteBuffers()) {
                                 while (readable.hasNext()) {
                                     var bytes = readable.next();
+                                    spool.scanner.feed(bytes);
+                                    spool.reserveRead();
                                     while (bytes.hasRemaining()) {
                                         channel.write(bytes);
                                     }
@@ -91,11 +145,15 @@ class EligibleUpload {
                 channel -> blocking.run(() -> close(channel)));
     }
 
-    private long store(long couponId, Path file) throws IOException {
-        check(file);
+    private long store(long couponId, Spool spool) throws IOException {
+        spool.scanner.finish();
+        if (spool.scanner.bad() > 0) {
+            throw new BadLines(spool.scanner.errors(), spool.scanner.bad());
+        }
         long generation = gates.nextGeneration(couponId);
         long lines = 0;
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
+        // every line is at most ListScanner.MAX_LINE_BYTES long: the scanner refused the upload otherwise
+        try (BufferedReader reader = Files.newBufferedReader(spool.file, StandardCharsets.ISO_8859_1)) {
             List<String> batch = new ArrayList<>(BATCH);
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                 if (!line.isEmpty()) {
@@ -134,33 +192,14 @@ class EligibleUpload {
         return gates.find(couponId).map(GateRepository.Stored::listGeneration).orElse(0L);
     }
 
-    /** Every line a member id or blank; a {@code \r} before the line end is dropped (CRLF files). */
-    private static void check(Path file) throws IOException {
-        List<Problems.FieldError> errors = new ArrayList<>();
-        long bad = 0;
-        long number = 0;
-        try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
-            for (String line = reader.readLine(); line != null; line = reader.readLine()) {
-                number++;
-                if (!line.isEmpty() && !MEMBER_ID.matcher(line).matches()) {
-                    bad++;
-                    if (errors.size() < MAX_REPORTED) {
-                        errors.add(new Problems.FieldError(
-                                "line " + number, "not a member id (1 to 64 characters of A-Za-z0-9._:-)"));
-                    }
-                }
-            }
-        }
-        if (bad > 0) {
-            throw new BadLines(errors, bad);
-        }
-    }
-
-    private static void delete(Path file) {
+    /** The upload ended, however it ended: its file goes, and the disk it reserved is given back. */
+    private void close(Spool spool) {
         try {
-            Files.deleteIfExists(file);
+            Files.deleteIfExists(spool.file);
         } catch (IOException e) {
-            log.warn("the upload's temporary file {} was not removed: {}", file, e.toString());
+            log.warn("the upload's temporary file {} was not removed: {}", spool.file, e.toString());
+        } finally {
+            spool.end();
         }
     }
 

@@ -75,9 +75,9 @@ public class GateAdmin {
     }
 
     /** {@code PUT /admin/v1/coupons/{id}/eligible-members}: the list's size once Redis holds it. */
-    Mono<Long> replaceList(long couponId, Flux<DataBuffer> body) {
+    Mono<Long> replaceList(long couponId, Flux<DataBuffer> body, long contentLength) {
         return changeable(couponId)
-                .flatMap(coupon -> upload.replace(couponId, body))
+                .flatMap(coupon -> upload.replace(couponId, body, contentLength))
                 .flatMap(count -> remirror(couponId).thenReturn(count));
     }
 

@@ -32,13 +32,20 @@ class GateController {
 
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "The list is replaced: {\"count\": N}"),
-        @ApiResponse(responseCode = "400", description = "INVALID_REQUEST: errors names bad lines; nothing replaced"),
+        @ApiResponse(
+                responseCode = "400",
+                description = "INVALID_REQUEST: errors names bad lines, or cap names the line cap passed; nothing"
+                        + " replaced"),
         @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND"),
-        @ApiResponse(responseCode = "409", description = "ALREADY_OPEN or RETIRED")
+        @ApiResponse(responseCode = "409", description = "ALREADY_OPEN or RETIRED"),
+        @ApiResponse(
+                responseCode = "413",
+                description = "PAYLOAD_TOO_LARGE: cap names the byte or temporary disk cap passed; nothing replaced")
     })
     @PutMapping(path = "/admin/v1/coupons/{couponId}/eligible-members", consumes = "text/plain")
     Mono<ResponseEntity<Object>> replaceList(@PathVariable @Positive long couponId, ServerHttpRequest request) {
-        return admin.replaceList(couponId, request.getBody())
+        return admin.replaceList(
+                        couponId, request.getBody(), request.getHeaders().getContentLength())
                 .map(count -> ResponseEntity.ok().<Object>body(Map.of("count", count)))
                 .onErrorResume(
                         EligibleUpload.BadLines.class,

@@ -1,15 +1,25 @@
 package com.flashcoupon.api.web;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /** An expected outcome that the api answers with a problem (not found, sold out, ...). Built by static factories. */
 public class ApiException extends RuntimeException {
 
     private final ErrorCode code;
     private final long retryAfterSeconds;
+    private final Map<String, Object> properties;
 
-    private ApiException(ErrorCode code, String detail, long retryAfterSeconds) {
+    private ApiException(ErrorCode code, String detail, long retryAfterSeconds, Map<String, Object> properties) {
         super(detail, null, false, false);
         this.code = code;
         this.retryAfterSeconds = retryAfterSeconds;
+        this.properties = properties;
+    }
+
+    private ApiException(ErrorCode code, String detail, long retryAfterSeconds) {
+        this(code, detail, retryAfterSeconds, Map.of());
     }
 
     private ApiException(ErrorCode code, String detail) {
@@ -23,6 +33,18 @@ public class ApiException extends RuntimeException {
     /** The {@code Retry-After} to answer with, in seconds; 0 for none. */
     public long retryAfterSeconds() {
         return retryAfterSeconds;
+    }
+
+    /** The problem's members beyond the standard ones and {@code code} (docs/http-api.md names each), in order. */
+    public Map<String, Object> properties() {
+        return properties;
+    }
+
+    /** The same problem with one more member, such as {@code check} or {@code cap}. */
+    public ApiException with(String name, Object value) {
+        var more = new LinkedHashMap<>(properties);
+        more.put(name, value);
+        return new ApiException(code, getMessage(), retryAfterSeconds, Collections.unmodifiableMap(more));
     }
 
     public static ApiException of(ErrorCode code, String detail) {

@@ -30,7 +30,9 @@ public final class ProblemAnswers {
             if (e.retryAfterSeconds() > 0) {
                 answer.header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()));
             }
-            return answer.body(Problems.of(e.code(), e.getMessage()));
+            var problem = Problems.of(e.code(), e.getMessage());
+            e.properties().forEach(problem::setProperty);
+            return answer.body(problem);
         }
         try (var scope = RequestIdFilter.logScope(exchange)) {
             if (BackendFailures.isBackendDown(error)) {

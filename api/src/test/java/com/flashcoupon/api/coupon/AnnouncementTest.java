@@ -68,6 +68,8 @@ class AnnouncementTest extends ApiTestBase {
                 "COUPON_NOT_FOUND");
         expectProblem(
                 member("GET", "/api/v1/coupons/" + id + "/issue-requests/me", memberId), 404, "REQUEST_NOT_FOUND");
+        // the proof-of-work challenge too: its answer would tell that the event exists, and its difficulty
+        expectProblem(member("GET", "/api/v1/coupons/" + id + "/challenge", memberId), 404, "COUPON_NOT_FOUND");
     }
 
     @Test
@@ -107,6 +109,12 @@ class AnnouncementTest extends ApiTestBase {
                 .jsonPath("$.status")
                 .isEqualTo("SCHEDULED");
         expectProblem(member("POST", "/api/v1/coupons/" + id + "/issue-requests", "announced"), 409, "NOT_OPEN");
+        member("GET", "/api/v1/coupons/" + id + "/challenge", "announced")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.difficultyBits")
+                .isEqualTo(0);
     }
 
     @Test
