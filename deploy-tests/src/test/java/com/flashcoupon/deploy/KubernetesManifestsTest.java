@@ -133,6 +133,33 @@ class KubernetesManifestsTest {
                 .containsAllEntriesOf(budget.getSpec().getSelector().getMatchLabels());
     }
 
+    /**
+     * The proof-of-work key must be the same on every replica (a challenge fetched from one pod is sent to another),
+     * and the api does not start without it outside the local profile: the Deployment takes it from the Secret by
+     * name, so a Secret without it stops the pod with a clear error rather than each pod signing with a key of its own.
+     */
+    @Test
+    void everyApiReplicaGetsTheSharedHumanCheckSecretFromTheSecret() throws Exception {
+        for (String overlay : List.of(".", "overlays/small-sale", "overlays/large-sale")) {
+            Container api = one(render(overlay), Deployment.class, "api")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .getFirst();
+
+            assertThat(api.getEnv())
+                    .as("%s: COUPON_HUMAN_CHECK_SECRET from the Secret flash-coupon-secrets", overlay)
+                    .anySatisfy(variable -> {
+                        assertThat(variable.getName()).isEqualTo("COUPON_HUMAN_CHECK_SECRET");
+                        var secret = variable.getValueFrom().getSecretKeyRef();
+                        assertThat(secret.getName()).isEqualTo("flash-coupon-secrets");
+                        assertThat(secret.getKey()).isEqualTo("COUPON_HUMAN_CHECK_SECRET");
+                        assertThat(secret.getOptional()).as("required").isNotEqualTo(Boolean.TRUE);
+                    });
+        }
+    }
+
     @Test
     void theWorkerKeepsItsStaticMembershipAcrossRestarts() throws Exception {
         List<Map<String, Object>> objects = render(".");

@@ -69,6 +69,20 @@ class DeploymentFilesTest {
     }
 
     /**
+     * The proof-of-work key must be the same on every api instance, so outside the local profile the api does not start
+     * without one: compose asks for it as it asks for the JWT secret, rather than an api that restarts for ever.
+     */
+    @Test
+    void theApiGetsARequiredHumanCheckSecret() throws IOException {
+        Map<String, String> environment = environment(service("api"));
+
+        assertThat(environment.getOrDefault("COUPON_HUMAN_CHECK_SECRET", ""))
+                .as("the api's COUPON_HUMAN_CHECK_SECRET must be required with a message"
+                        + " (${COUPON_HUMAN_CHECK_SECRET:?...})")
+                .matches(Pattern.compile("\\$\\{COUPON_HUMAN_CHECK_SECRET:?\\?[^}]*\\S[^}]*}"));
+    }
+
+    /**
      * Grafana's admin (who can add MySQL as a data source and run SQL, or read every metric), Prometheus (no
      * authentication) and the worker's actuator are for this machine's operators: published on 127.0.0.1 only. The
      * api alone is the service.

@@ -72,6 +72,7 @@ final class FaultStack implements AutoCloseable {
         Map<String, Object> apiSettings = new HashMap<>(common);
         apiSettings.put("server.port", apiPort);
         apiSettings.put("coupon.jwt.secret", Stack.JWT_SECRET);
+        apiSettings.put("coupon.human-check.secret", Stack.HUMAN_CHECK_SECRET);
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);

@@ -43,6 +43,10 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 final class Stack implements AutoCloseable {
 
     static final String JWT_SECRET = "pipeline-test-secret-0123456789-0123456789";
+
+    /** The proof-of-work key every api of these stacks shares, as one deployment's instances must. */
+    static final String HUMAN_CHECK_SECRET = "pipeline-human-check-secret-0123456789-0123456789";
+
     static final String REDIS_URL = env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11");
     static final Set<Long> CRASH_ONCE = ConcurrentHashMap.newKeySet();
 
@@ -80,6 +84,7 @@ final class Stack implements AutoCloseable {
         apiSettings = new HashMap<>(common);
         apiSettings.putAll(ApiApplication.DEFAULTS);
         apiSettings.put("coupon.jwt.secret", JWT_SECRET);
+        apiSettings.put("coupon.human-check.secret", HUMAN_CHECK_SECRET);
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         // the crowds here check the invariants, not overload: a fixed limit none of them reaches (api's

@@ -163,8 +163,9 @@ class AdmissionService {
         }
         return gateChecks
                 .verified(presented, request)
-                .flatMap(verified -> runScript(couponId, memberId, charged, verified))
-                .flatMap(again -> decided(couponId, memberId, again));
+                .flatMap(verified -> runScript(couponId, memberId, charged, verified)
+                        .flatMap(again -> decided(couponId, memberId, again))
+                        .onErrorMap(error -> gateChecks.withCheck(error, verified)));
     }
 
     private Mono<Answer> decided(long couponId, String memberId, Ran ran) {

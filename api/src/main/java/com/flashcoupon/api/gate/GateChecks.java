@@ -1,10 +1,10 @@
 package com.flashcoupon.api.gate;
 
+import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.api.web.ErrorCode;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.net.InetSocketAddress;
 import java.util.Map;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Component;
@@ -29,13 +29,15 @@ public class GateChecks {
 
     private final ProofOfWork proofs;
     private final SiteVerifier siteverify;
+    private final RateLimits limits;
     private final Counter[] refusals = new Counter[6];
     private final Counter wouldRefuseList;
     private final Counter wouldRefuseClaims;
 
-    GateChecks(ProofOfWork proofs, SiteVerifier siteverify, MeterRegistry meters) {
+    GateChecks(ProofOfWork proofs, SiteVerifier siteverify, RateLimits limits, MeterRegistry meters) {
         this.proofs = proofs;
         this.siteverify = siteverify;
+        this.limits = limits;
         String[] rules = {"list", "claims", "proof_required", "proof_invalid", "human_check_unavailable"};
         for (int i = 0; i < rules.length; i++) {
             refusals[i + 1] = Counter.builder("coupon.admission.gate.refusals")
@@ -64,14 +66,17 @@ public class GateChecks {
         }
     }
 
-    /** What the admission presents: ARGV[6] (claims) and ARGV[7] (the proof's reading). */
-    public record Presented(String claims, String proof, String token) {
+    /**
+     * What the admission presents: ARGV[6] (claims) and ARGV[7] (the proof's reading); and, once the siteverify service
+     * refused its token, the check the answer failed ({@code check}, null otherwise).
+     */
+    public record Presented(String claims, String proof, String token, SiteverifyAnswer.Check check) {
 
         /** No claims and no proof (tests, the warm-up). */
-        public static final Presented NONE = new Presented("\n", "", "");
+        public static final Presented NONE = new Presented("\n", "", "", null);
 
-        Presented withProof(String reading) {
-            return new Presented(claims, reading, token);
+        Presented verified(SiteVerifier.Verdict verdict) {
+            return new Presented(claims, verdict.reading(), token, verdict.check());
         }
     }
 
@@ -85,16 +90,46 @@ public class GateChecks {
         } else {
             reading = proofs.read(couponId, member, header);
         }
-        return new Presented(GateClaims.encode(claims), reading, reading.equals("?") ? header : "");
+        return new Presented(GateClaims.encode(claims), reading, reading.equals("?") ? header : "", null);
     }
 
-    /** The token checked by the siteverify service: what to present when asking gate.lua again. */
+    /**
+     * The token checked by the siteverify service: what to present when asking gate.lua again. The service is told the
+     * member's address as the rate limits see it (behind a trusted proxy, from {@code X-Forwarded-For}), not the
+     * proxy's.
+     */
     public Mono<Presented> verified(Presented presented, ServerHttpRequest request) {
-        InetSocketAddress peer = request.getRemoteAddress();
-        String ip = peer == null || peer.getAddress() == null
-                ? null
-                : peer.getAddress().getHostAddress();
-        return siteverify.verify(presented.token(), ip).map(presented::withProof);
+        return siteverify
+                .verify(presented.token(), limits.clientAddress(request))
+                .map(presented::verified);
+    }
+
+    /**
+     * A refusal of the admission, told which siteverify check the token failed when it was one: 403 PROOF_INVALID with
+     * {@code check} naming it. Any other problem is as it was.
+     */
+    public Throwable withCheck(Throwable error, Presented presented) {
+        if (presented.check() == null
+                || !(error instanceof ApiException refused)
+                || refused.code() != ErrorCode.PROOF_INVALID) {
+            return error;
+        }
+        return ApiException.of(
+                        ErrorCode.PROOF_INVALID,
+                        "The human-check service's answer for your token failed its " + describe(presented.check())
+                                + " check; complete the check again.")
+                .with("check", presented.check().name());
+    }
+
+    private static String describe(SiteverifyAnswer.Check check) {
+        return switch (check) {
+            case REFUSED -> "own";
+            case HOSTNAME -> "site (hostname)";
+            case APP_PACKAGE -> "app (package name)";
+            case ACTION -> "action";
+            case TOKEN_AGE -> "age";
+            case SCORE -> "score";
+        };
     }
 
     /** The problem a refusal of gate.lua answers (admit.lua's code 10, with its reason). */

@@ -1,9 +1,12 @@
 package com.flashcoupon.api.gate;
 
+import jakarta.validation.constraints.DecimalMax;
+import jakarta.validation.constraints.DecimalMin;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
 import org.springframework.validation.annotation.Validated;
@@ -12,15 +15,27 @@ import org.springframework.validation.annotation.Validated;
  * The human checks of events that have one (issue 26), under {@code coupon.human-check}.
  *
  * @param secret signs proof-of-work challenges ({@code COUPON_HUMAN_CHECK_SECRET}, at least 32 bytes); every api
- *     instance must share it. Empty: a random one per process, which only a single instance can use (logged)
+ *     instance must share it, so outside the local profile the api does not start without it. Empty in the local
+ *     profile: a random one per process, which only a single instance can use (logged)
  * @param challengeTtl how long a challenge may be answered ({@code COUPON_HUMAN_CHECK_CHALLENGE_TTL})
  * @param defaultDifficultyBits the proof of work's difficulty when an event names none
  *     ({@code COUPON_HUMAN_CHECK_DEFAULT_DIFFICULTY_BITS})
  * @param verifyUrl the siteverify endpoint ({@code COUPON_HUMAN_CHECK_VERIFY_URL}): Turnstile's, reCAPTCHA's or
- *     hCaptcha's; empty: SITEVERIFY events refuse with 503
+ *     hCaptcha's, https outside the local profile; empty: SITEVERIFY events refuse with 503
  * @param verifySecret the site's secret sent to it ({@code COUPON_HUMAN_CHECK_VERIFY_SECRET})
  * @param verifyTimeout how long the service may take before the admission fails closed with 503
  *     ({@code COUPON_HUMAN_CHECK_VERIFY_TIMEOUT})
+ * @param allowedHostnames the sites whose tokens are accepted: the answer's {@code hostname}
+ *     ({@code COUPON_HUMAN_CHECK_ALLOWED_HOSTNAMES})
+ * @param allowedAppPackages the Android apps whose tokens are accepted: the answer's {@code apk_package_name}
+ *     ({@code COUPON_HUMAN_CHECK_ALLOWED_APP_PACKAGES}). With both lists empty nothing is checked of where a token was
+ *     made, which only the local profile allows
+ * @param expectedAction the answer's {@code action} must be this one ({@code COUPON_HUMAN_CHECK_EXPECTED_ACTION});
+ *     empty: not checked
+ * @param maxTokenAge the oldest {@code challenge_ts} accepted ({@code COUPON_HUMAN_CHECK_MAX_TOKEN_AGE}); an answer
+ *     without one is refused
+ * @param minScore the lowest {@code score} accepted, when the service gives one (reCAPTCHA v3)
+ *     ({@code COUPON_HUMAN_CHECK_MIN_SCORE})
  */
 @Validated
 @ConfigurationProperties("coupon.human-check")
@@ -30,4 +45,27 @@ public record HumanCheckProperties(
         @DefaultValue("16") @Min(1) @Max(32) int defaultDifficultyBits,
         @DefaultValue("") String verifyUrl,
         @DefaultValue("") String verifySecret,
-        @DefaultValue("2s") @NotNull Duration verifyTimeout) {}
+        @DefaultValue("2s") @NotNull Duration verifyTimeout,
+        @DefaultValue("") List<String> allowedHostnames,
+        @DefaultValue("") List<String> allowedAppPackages,
+        @DefaultValue("") String expectedAction,
+        @DefaultValue("300s") @NotNull Duration maxTokenAge,
+
+        @DefaultValue("0.5") @DecimalMin("0.0") @DecimalMax("1.0")
+        double minScore) {
+
+    public HumanCheckProperties {
+        allowedHostnames = clean(allowedHostnames);
+        allowedAppPackages = clean(allowedAppPackages);
+        expectedAction = expectedAction == null ? "" : expectedAction.strip();
+    }
+
+    private static List<String> clean(List<String> entries) {
+        return entries == null
+                ? List.of()
+                : entries.stream()
+                        .map(String::strip)
+                        .filter(entry -> !entry.isEmpty())
+                        .toList();
+    }
+}

@@ -12,6 +12,8 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 /**
@@ -28,6 +30,9 @@ public class ProofOfWork {
     private static final String VERSION = "v1";
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
+    /** The key bin/up's local runs share between their instances (bin/lib/env.sh); refused outside the local profile. */
+    static final String LOCAL_SECRET = "flash-coupon-local-human-check-do-not-use-in-production";
+
     /** Longest nonce accepted (a solver needs a dozen digits). */
     private static final int MAX_NONCE = 64;
 
@@ -35,19 +40,48 @@ public class ProofOfWork {
     private final long ttlSeconds;
     private final Clock clock;
 
-    ProofOfWork(HumanCheckProperties properties, Clock clock) {
+    @Autowired
+    ProofOfWork(HumanCheckProperties properties, Clock clock, Environment environment) {
+        this(properties, clock, environment.matchesProfiles("local"));
+    }
+
+    /**
+     * @param localProfile whether the api runs with the local profile: only there may the secret be missing (a key of
+     *     this process alone) or the public local one
+     */
+    ProofOfWork(HumanCheckProperties properties, Clock clock, boolean localProfile) {
         this.clock = clock;
         this.ttlSeconds = Math.max(1, properties.challengeTtl().toSeconds());
-        byte[] secret = properties.secret().getBytes(StandardCharsets.UTF_8);
+        this.key = key(properties.secret(), localProfile);
+    }
+
+    /**
+     * The key challenges are signed with. Every api instance behind one load balancer must have the same one: a member
+     * fetches a challenge from one instance and sends the proof to another. So outside the local profile a missing key,
+     * or the public local one, stops the api at start (as a missing JWT secret does), rather than an api that refuses
+     * most proofs once it runs beside another.
+     */
+    static byte[] key(String configured, boolean localProfile) {
+        byte[] secret = configured.getBytes(StandardCharsets.UTF_8);
         if (secret.length == 0) {
+            if (!localProfile) {
+                throw new IllegalStateException("Set COUPON_HUMAN_CHECK_SECRET (coupon.human-check.secret, at least 32"
+                        + " bytes, the same on every api instance): it signs the proof-of-work challenges, and a"
+                        + " challenge fetched from one instance must be accepted by the others. Only the local profile"
+                        + " may run without it.");
+            }
             secret = new byte[32];
             new SecureRandom().nextBytes(secret);
             log.warn("coupon.human-check.secret is not set: proof-of-work challenges are signed with a key of this"
                     + " process alone; set COUPON_HUMAN_CHECK_SECRET when more than one api instance runs");
         } else if (secret.length < 32) {
-            throw new IllegalStateException("coupon.human-check.secret must be at least 32 bytes");
+            throw new IllegalStateException("COUPON_HUMAN_CHECK_SECRET must be at least 32 bytes (UTF-8); it has "
+                    + secret.length + ". Its value is not shown.");
+        } else if (configured.contains(LOCAL_SECRET) && !localProfile) {
+            throw new IllegalStateException("COUPON_HUMAN_CHECK_SECRET is, or contains, the public local default; set"
+                    + " a secret of your own outside the local profile.");
         }
-        this.key = secret;
+        return secret;
     }
 
     /** A challenge of {@code bits} for the member and event. */

@@ -36,11 +36,21 @@ final class ClientAddresses {
 
     /** The key of the request's client address: {@link #resolve} grouped by {@link #group}. */
     String of(ServerHttpRequest request) {
+        return group(resolve(request));
+    }
+
+    /** The client's own address, canonical, when it is an address literal; null otherwise. */
+    String address(ServerHttpRequest request) {
+        byte[] bytes = AddressRange.literal(resolve(request));
+        return bytes == null ? null : NetUtil.bytesToIpAddress(bytes);
+    }
+
+    private String resolve(ServerHttpRequest request) {
         InetSocketAddress remote = request.getRemoteAddress();
         String peer = remote == null || remote.getAddress() == null
                 ? "unknown"
                 : remote.getAddress().getHostAddress();
-        return group(resolve(peer, request.getHeaders().getValuesAsList(FORWARDED_FOR)));
+        return resolve(peer, request.getHeaders().getValuesAsList(FORWARDED_FOR));
     }
 
     /** The client's address as written by the peer or the nearest trusted proxy. */

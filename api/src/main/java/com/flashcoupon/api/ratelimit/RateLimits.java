@@ -96,6 +96,15 @@ public class RateLimits {
                 .register(meters);
     }
 
+    /**
+     * The address the request really comes from (behind a trusted proxy: from {@code X-Forwarded-For}), not grouped
+     * into its IPv6 network; null when that is not an address literal. What a human-check service is told as the
+     * member's {@code remoteip}.
+     */
+    public String clientAddress(ServerHttpRequest request) {
+        return addresses.address(request);
+    }
+
     /** A burst of two seconds' worth, at least one request. */
     static long burst(int perSecond) {
         return Math.max(1, 2L * perSecond);

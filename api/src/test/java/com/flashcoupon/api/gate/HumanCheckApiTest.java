@@ -22,9 +22,11 @@ import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The human check (issue 26) through the api against real Redis, MySQL and Kafka: a proof-of-work event admits only
@@ -32,6 +34,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
  * Turnstile, reCAPTCHA and hCaptcha share, and fails closed when it does not answer.
  */
 @ApiTest
+// the local siteverify server speaks plain HTTP, which only the local profile accepts (elsewhere: https or no start)
+@ActiveProfiles("local")
 class HumanCheckApiTest extends ApiTestBase {
 
     /** Tokens the local siteverify server answers: success, refusal, and one it never answers in time. */
@@ -40,6 +44,45 @@ class HumanCheckApiTest extends ApiTestBase {
     private static final String BOT = "bot-token";
     private static final String STUCK = "stuck-token";
 
+    /**
+     * What the local siteverify server answers for each token, beyond {@code success}: by default a reCAPTCHA v3 answer
+     * that every check accepts; each other token gets one field wrong (or missing). Times from the test's clock.
+     */
+    private static Map<String, Object> answer(String token) {
+        Map<String, Object> answer = new HashMap<>(Map.of(
+                "success",
+                !BOT.equals(token),
+                "hostname",
+                "shop.example",
+                "action",
+                "issue",
+                "challenge_ts",
+                Instant.now().minusSeconds(5).toString(),
+                "score",
+                0.9));
+        switch (token) {
+            case "android-token" -> {
+                answer.remove("hostname");
+                answer.put("apk_package_name", "com.example.shop");
+            }
+            case "turnstile-token" -> answer.remove("score"); // Turnstile and hCaptcha give no score
+            case "wrong-host-token" -> answer.put("hostname", "evil.example");
+            case "no-host-token" -> answer.remove("hostname");
+            case "wrong-package-token" -> {
+                answer.remove("hostname");
+                answer.put("apk_package_name", "com.evil.clone");
+            }
+            case "wrong-action-token" -> answer.put("action", "login");
+            case "old-token" ->
+                answer.put("challenge_ts", Instant.now().minusSeconds(600).toString());
+            case "no-time-token" -> answer.remove("challenge_ts");
+            case "low-score-token" -> answer.put("score", 0.1);
+            default -> {}
+        }
+        return answer;
+    }
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final List<Map<String, String>> FORMS = new CopyOnWriteArrayList<>();
     private static final CountDownLatch RELEASE = new CountDownLatch(1);
     private static final HttpServer SITEVERIFY = siteverify();
@@ -54,6 +97,13 @@ class HumanCheckApiTest extends ApiTestBase {
         registry.add("coupon.human-check.verify-secret", () -> "site-secret");
         registry.add("coupon.human-check.verify-timeout", () -> "500ms");
         registry.add("coupon.human-check.secret", () -> "a-secret-of-at-least-32-bytes-for-the-tests");
+        registry.add("coupon.human-check.allowed-hostnames", () -> "shop.example,www.shop.example");
+        registry.add("coupon.human-check.allowed-app-packages", () -> "com.example.shop");
+        registry.add("coupon.human-check.expected-action", () -> "issue");
+        registry.add("coupon.human-check.max-token-age", () -> "2m");
+        registry.add("coupon.human-check.min-score", () -> "0.5");
+        // the test client is the ingress: it says who the member is in X-Forwarded-For
+        registry.add("coupon.ratelimit.trusted-proxies", () -> "127.0.0.1,::1");
     }
 
     private static HttpServer siteverify() {
@@ -75,8 +125,7 @@ class HumanCheckApiTest extends ApiTestBase {
                         Thread.currentThread().interrupt();
                     }
                 }
-                byte[] body =
-                        ("{\"success\": " + HUMAN.equals(form.get("response")) + "}").getBytes(StandardCharsets.UTF_8);
+                byte[] body = JSON.writeValueAsBytes(answer(form.getOrDefault("response", "")));
                 exchange.getResponseHeaders().add("Content-Type", "application/json");
                 exchange.sendResponseHeaders(200, body.length);
                 exchange.getResponseBody().write(body);
@@ -208,6 +257,62 @@ class HumanCheckApiTest extends ApiTestBase {
                         .containsEntry("response", HUMAN)
                         .containsKey("remoteip"));
         assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 0, -1)).containsExactly("m-1");
+    }
+
+    /**
+     * Security review N4: the service's {@code success} alone admits nobody. Each answer with one field wrong (or
+     * missing) is refused 403 PROOF_INVALID, its {@code check} naming what failed, and admits nobody.
+     */
+    @Test
+    void shouldRefuseEveryAnswerThatFailsACheckOfWhatTheServiceSays() {
+        long id = event(Map.of("type", "SITEVERIFY"));
+        Map<String, String> refused = Map.of(
+                BOT,
+                "REFUSED",
+                "wrong-host-token",
+                "HOSTNAME",
+                "no-host-token",
+                "HOSTNAME",
+                "wrong-package-token",
+                "APP_PACKAGE",
+                "wrong-action-token",
+                "ACTION",
+                "old-token",
+                "TOKEN_AGE",
+                "no-time-token",
+                "TOKEN_AGE",
+                "low-score-token",
+                "SCORE");
+        refused.forEach((token, check) -> expectProblem(ask(id, "wf-" + token, token), 403, "PROOF_INVALID")
+                .jsonPath("$.check")
+                .isEqualTo(check));
+
+        ask(id, "wf-web", HUMAN).expectStatus().isAccepted();
+        ask(id, "wf-android", "android-token").expectStatus().isAccepted();
+        ask(id, "wf-turnstile", "turnstile-token").expectStatus().isAccepted();
+        assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 0, -1))
+                .containsExactlyInAnyOrder("wf-web", "wf-android", "wf-turnstile");
+    }
+
+    /** The member's address, as the rate limits see it (behind a trusted proxy: X-Forwarded-For), is the remoteip. */
+    @Test
+    void shouldSendTheMembersAddressAsRemoteip() {
+        long id = event(Map.of("type", "SITEVERIFY"));
+        String token = HUMAN + "-" + id;
+
+        client().post()
+                .uri("/api/v1/coupons/{id}/issue-requests", id)
+                .header("Authorization", "Bearer " + Tokens.member("ip-1"))
+                .header("X-Forwarded-For", "198.51.100.1, 203.0.113.7")
+                .header(GateChecks.PROOF_HEADER, token)
+                .exchange()
+                .expectStatus()
+                .isAccepted();
+
+        assertThat(FORMS)
+                .filteredOn(form -> token.equals(form.get("response")))
+                .singleElement()
+                .satisfies(form -> assertThat(form).containsEntry("remoteip", "203.0.113.7"));
     }
 
     @Test

@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +24,14 @@ class ProofOfWorkTest {
                     16,
                     "",
                     "",
-                    Duration.ofSeconds(2)),
-            Clock.fixed(NOW, ZoneOffset.UTC));
+                    Duration.ofSeconds(2),
+                    List.of(),
+                    List.of(),
+                    "",
+                    Duration.ofMinutes(5),
+                    0.5),
+            Clock.fixed(NOW, ZoneOffset.UTC),
+            false);
 
     @Test
     void shouldAcceptASolvedProofForItsMemberAndEventOnly() {
@@ -50,8 +57,14 @@ class ProofOfWorkTest {
                         16,
                         "",
                         "",
-                        Duration.ofSeconds(2)),
-                Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC));
+                        Duration.ofSeconds(2),
+                        List.of(),
+                        List.of(),
+                        "",
+                        Duration.ofMinutes(5),
+                        0.5),
+                Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC),
+                false);
 
         assertThat(later.read(42, "m-1", ProofOfWork.solve(challenge.challenge(), 4)))
                 .isEqualTo("X");
