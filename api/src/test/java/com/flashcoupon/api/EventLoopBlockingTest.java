@@ -6,6 +6,8 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.blockhound.BlockingOperationError;
@@ -92,5 +94,31 @@ class EventLoopBlockingTest extends ApiTestBase {
                 .exchange()
                 .expectStatus()
                 .isUnauthorized();
+        // the proof-of-work challenge (a Redis read, then a restore for an id Redis does not hold) and the redemption
+        // API behind its per-caller rate limit (a Redis script before the blocking executor)
+        client().get()
+                .uri("/api/v1/coupons/{id}/challenge", id)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("nb-1"))
+                .exchange()
+                .expectStatus()
+                .isOk();
+        client().get()
+                .uri("/api/v1/coupons/{id}/challenge", 123_456_789L)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("nb-1"))
+                .exchange()
+                .expectStatus()
+                .isNotFound();
+        client().get()
+                .uri("/internal/v1/redemptions?orderId=nb-order")
+                .header(
+                        "Authorization",
+                        "Bearer "
+                                + TestEnvironment.token(
+                                        "nb-service",
+                                        List.of("coupon-redeemer"),
+                                        Instant.now().plusSeconds(600)))
+                .exchange()
+                .expectStatus()
+                .isOk();
     }
 }

@@ -60,6 +60,9 @@ public class RateLimits {
 
     static final String ADDRESS_KEY = "rl:g:a:";
 
+    /** Key prefix of a redemption caller's limit (an order service's token {@code sub}). */
+    static final String CALLER_KEY = "rl:g:c:";
+
     private final ScriptConnection redis;
     private final ClientAddresses addresses;
     private final List<String> both;
@@ -70,6 +73,7 @@ public class RateLimits {
     private final boolean addressOn;
     private final Counter memberRefusals;
     private final Counter addressRefusals;
+    private final Counter callerRefusals;
 
     RateLimits(ScriptConnection redis, ApiProperties properties, MeterRegistry meters) {
         this.redis = redis;
@@ -87,6 +91,7 @@ public class RateLimits {
         this.addressOnly = List.of(addressRate, addressBurst);
         this.memberRefusals = refusals(meters, "member");
         this.addressRefusals = refusals(meters, "address");
+        this.callerRefusals = refusals(meters, "caller");
     }
 
     private static Counter refusals(MeterRegistry meters, String scope) {
@@ -162,6 +167,27 @@ public class RateLimits {
                 .flatMap(verdict -> verdict.allowed()
                         ? Mono.<Void>empty()
                         : Mono.error(ApiException.rateLimited(verdict.retryAfterSeconds())));
+    }
+
+    /**
+     * Charges a call of the redemption API to its caller's own allowance ({@code perSecond}, a burst of two seconds'
+     * worth; 0: off), shared by every instance: the seconds to wait when it is used up, 0 when the call is within it. A
+     * failure of the check is passed on: the caller fails closed.
+     */
+    public Mono<Long> chargeCaller(String caller, int perSecond) {
+        if (perSecond <= 0) {
+            return Mono.just(0L);
+        }
+        String rate = Integer.toString(perSecond);
+        String burst = Long.toString(burst(perSecond));
+        return redis.eval(SCRIPT, new String[] {CALLER_KEY + caller}, "charge", rate, burst)
+                .map(reply -> {
+                    if (number(reply, 0) == 0) {
+                        return 0L;
+                    }
+                    callerRefusals.increment();
+                    return Math.max(1, (number(reply, 1) + 999) / 1000);
+                });
     }
 
     /**

@@ -46,7 +46,10 @@ class RedemptionController {
         @ApiResponse(responseCode = "201", description = "Reserved for the order"),
         @ApiResponse(responseCode = "200", description = "Already reserved or used by this same order"),
         @ApiResponse(responseCode = "404", description = "WALLET_COUPON_NOT_FOUND: not this member's wallet coupon"),
-        @ApiResponse(responseCode = "409", description = "ALREADY_USED, RESERVED_BY_ANOTHER_ORDER or EXPIRED"),
+        @ApiResponse(
+                responseCode = "409",
+                description =
+                        "ALREADY_USED, RESERVED_BY_ANOTHER_ORDER, EXPIRED, USED_BY_MEMBER or ORDER_AMOUNT_CHANGED"),
         @ApiResponse(
                 responseCode = "422",
                 description = "ORDER_BELOW_MINIMUM, or IDEMPOTENCY_KEY_REUSED with another request")
@@ -61,7 +64,7 @@ class RedemptionController {
 
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "USED; confirming again answers the same"),
-        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND"),
+        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND: none, or another caller's"),
         @ApiResponse(responseCode = "409", description = "REDEMPTION_STATE_CONFLICT: released, timed out or cancelled")
     })
     @PostMapping("/internal/v1/redemptions/{redemptionId}/confirm")
@@ -74,7 +77,7 @@ class RedemptionController {
 
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "RELEASED (or TIMED_OUT before it): the coupon is back"),
-        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND"),
+        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND: none, or another caller's"),
         @ApiResponse(responseCode = "409", description = "REDEMPTION_STATE_CONFLICT: confirmed or cancelled")
     })
     @PostMapping("/internal/v1/redemptions/{redemptionId}/release")
@@ -87,7 +90,7 @@ class RedemptionController {
 
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "CANCELLED; couponState says AVAILABLE or EXPIRED"),
-        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND"),
+        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND: none, or another caller's"),
         @ApiResponse(responseCode = "409", description = "REDEMPTION_STATE_CONFLICT: not confirmed")
     })
     @PostMapping("/internal/v1/redemptions/{redemptionId}/cancel")
@@ -100,17 +103,21 @@ class RedemptionController {
 
     @ApiResponses({
         @ApiResponse(responseCode = "200", description = "The redemption"),
-        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND")
+        @ApiResponse(responseCode = "404", description = "REDEMPTION_NOT_FOUND: none, or another caller's")
     })
     @GetMapping("/internal/v1/redemptions/{redemptionId}")
-    Mono<Redemption> get(@PathVariable @Positive long redemptionId) {
-        return blocking.call(() -> redemptions.get(redemptionId));
+    Mono<Redemption> get(@PathVariable @Positive long redemptionId, @AuthenticationPrincipal Jwt jwt) {
+        return blocking.call(() -> redemptions.get(jwt.getSubject(), redemptionId));
     }
 
-    @ApiResponses(@ApiResponse(responseCode = "200", description = "The order's redemptions, newest first"))
+    @ApiResponses(
+            @ApiResponse(
+                    responseCode = "200",
+                    description = "The order's redemptions this caller made, and the member's own uses, newest first"))
     @GetMapping("/internal/v1/redemptions")
-    Mono<List<Redemption>> byOrder(@RequestParam @Size(min = 1, max = 64) String orderId) {
-        return blocking.call(() -> redemptions.byOrder(orderId));
+    Mono<List<Redemption>> byOrder(
+            @RequestParam @Size(min = 1, max = 64) String orderId, @AuthenticationPrincipal Jwt jwt) {
+        return blocking.call(() -> redemptions.byOrder(jwt.getSubject(), orderId));
     }
 
     private Mono<ResponseEntity<Redemption>> write(

@@ -1,5 +1,6 @@
 package com.flashcoupon.api.redemption;
 
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -13,6 +14,8 @@ import org.springframework.validation.annotation.Validated;
  * @param checkEvery how often each instance gives back lapsed reservations and records expired coupons
  * @param relayEvery how often each instance publishes recorded changes on {@code coupon.wallet.changed}
  * @param idempotencyRetention how long the answer to an {@code Idempotency-Key} is kept
+ * @param callerPerSecond calls of the redemption API one caller (a token's {@code sub}) may make per second, with a
+ *     burst of two seconds' worth, across every instance ({@code COUPON_REDEMPTION_CALLER_PER_SECOND}; 0: off)
  */
 @Validated
 @ConfigurationProperties("coupon.redemption")
@@ -20,4 +23,5 @@ record RedemptionProperties(
         @DefaultValue("15m") @NotNull Duration reservationTtl,
         @DefaultValue("1s") @NotNull Duration checkEvery,
         @DefaultValue("250ms") @NotNull Duration relayEvery,
-        @DefaultValue("24h") @NotNull Duration idempotencyRetention) {}
+        @DefaultValue("24h") @NotNull Duration idempotencyRetention,
+        @DefaultValue("200") @Min(0) int callerPerSecond) {}

@@ -35,10 +35,19 @@ class RedemptionRepository {
                 .optional();
     }
 
-    /** Newest first. */
-    List<Redemption> findByOrder(String orderId) {
-        return jdbc.sql(SELECT + " WHERE r.order_id = ? ORDER BY r.id DESC LIMIT ?")
-                .params(orderId, MAX_PER_ORDER)
+    /** The redemption when {@code caller} made it; empty when it does not exist or is another's. */
+    Optional<Redemption> findOwned(long id, String caller) {
+        return jdbc.sql(SELECT + " WHERE r.id = ? AND r.caller = ?")
+                .params(id, caller)
+                .query(RedemptionRepository::map)
+                .optional();
+    }
+
+    /** The order's redemptions that {@code caller} made, and the member's own uses for that order id; newest first. */
+    List<Redemption> findByOrder(String orderId, String caller) {
+        return jdbc.sql(SELECT + " WHERE r.order_id = ? AND (r.caller = ? OR r.caller IS NULL) ORDER BY r.id DESC"
+                        + " LIMIT ?")
+                .params(orderId, caller, MAX_PER_ORDER)
                 .query(RedemptionRepository::map)
                 .list();
     }
@@ -51,9 +60,31 @@ class RedemptionRepository {
                 .optional();
     }
 
+    /** As {@link #walletOf(long)}, when {@code caller} made the redemption: empty when it is another's. */
+    Optional<Long> walletOf(long id, String caller) {
+        return jdbc.sql("SELECT wallet_coupon_id FROM coupon_redemption WHERE id = ? AND caller = ?")
+                .params(id, caller)
+                .query(Long.class)
+                .optional();
+    }
+
+    /**
+     * Who holds a wallet coupon through this redemption: its order, its amount (null for a use from the member's app)
+     * and its caller (null for the member's own use).
+     */
+    record Holder(String orderId, Long orderAmount, String caller) {}
+
+    Holder holder(long id) {
+        return jdbc.sql("SELECT order_id, order_amount, caller FROM coupon_redemption WHERE id = ?")
+                .param(id)
+                .query((rs, row) -> new Holder(rs.getString(1), rs.getObject(2, Long.class), rs.getString(3)))
+                .single();
+    }
+
     /**
      * A new redemption in {@code state} RESERVED (deadline {@code ttl} from now, by the database's clock) or USED (a
-     * use from the member's app: reserved and confirmed at once, no deadline).
+     * use from the member's app: reserved and confirmed at once, no deadline), owned by {@code caller} (null for the
+     * member's own use).
      */
     long insert(
             WalletLedger.WalletRow wallet,
@@ -62,12 +93,14 @@ class RedemptionRepository {
             Long discount,
             RedemptionState state,
             Duration ttl,
-            String actor) {
+            String actor,
+            String caller) {
         var keys = new GeneratedKeyHolder();
         boolean used = state == RedemptionState.USED;
-        jdbc.sql("INSERT INTO coupon_redemption (wallet_coupon_id, coupon_id, member_id, order_id, order_amount,"
-                        + " discount, state, reserved_at, expires_at, confirmed_at, created_by) VALUES (?, ?, ?, ?, ?,"
-                        + " ?, ?, NOW(3), IF(?, NULL, NOW(3) + INTERVAL ? MICROSECOND), IF(?, NOW(3), NULL), ?)")
+        jdbc.sql(
+                        "INSERT INTO coupon_redemption (wallet_coupon_id, coupon_id, member_id, order_id, order_amount,"
+                                + " discount, state, reserved_at, expires_at, confirmed_at, created_by, caller) VALUES (?, ?, ?,"
+                                + " ?, ?, ?, ?, NOW(3), IF(?, NULL, NOW(3) + INTERVAL ? MICROSECOND), IF(?, NOW(3), NULL), ?, ?)")
                 .params(
                         wallet.id(),
                         wallet.couponId(),
@@ -79,7 +112,8 @@ class RedemptionRepository {
                         used,
                         ttl == null ? 0 : ttl.toNanos() / 1000,
                         used,
-                        actor)
+                        actor,
+                        caller)
                 .update(keys, "id");
         return keys.getKeyAs(Number.class).longValue();
     }

@@ -3,6 +3,7 @@ package com.flashcoupon.api.redemption;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.api.web.ErrorCode;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.springframework.stereotype.Service;
@@ -59,8 +60,13 @@ public class Redemptions {
             wallet = timeOutIfLapsed(wallet);
             switch (wallet.seen()) {
                 case RESERVED, USED -> {
-                    if (request.orderId().equals(holderOrder(wallet))) {
-                        return new Outcome(200, find(wallet.redemptionId()));
+                    RedemptionRepository.Holder holder = holder(wallet);
+                    if (request.orderId().equals(holder.orderId())) {
+                        sameOrder(wallet, holder, caller, request);
+                        if (caller.equals(holder.caller())) {
+                            return new Outcome(200, find(wallet.redemptionId()));
+                        }
+                        // another caller's order of the same id: to this caller, it is another order
                     }
                     throw wallet.seen() == WalletState.USED
                             ? ApiException.alreadyUsed(wallet.id())
@@ -87,7 +93,8 @@ public class Redemptions {
                             discount,
                             RedemptionState.RESERVED,
                             properties.reservationTtl(),
-                            actor);
+                            actor,
+                            caller);
                     ledger.apply(
                             change(wallet, WalletState.RESERVED, "RESERVE", id, request.orderId(), discount, actor));
                     return new Outcome(201, find(id));
@@ -99,7 +106,7 @@ public class Redemptions {
 
     Outcome confirm(String caller, String key, long id) {
         return idempotent(caller, key, "confirm " + id, () -> {
-            Locked locked = lock(id);
+            Locked locked = lock(id, caller);
             Redemption redemption = locked.redemption();
             if (redemption.state() == RedemptionState.USED) {
                 return new Outcome(200, redemption);
@@ -125,7 +132,7 @@ public class Redemptions {
 
     Outcome release(String caller, String key, long id) {
         return idempotent(caller, key, "release " + id, () -> {
-            Locked locked = lock(id);
+            Locked locked = lock(id, caller);
             Redemption redemption = locked.redemption();
             switch (redemption.state()) {
                 case RELEASED, TIMED_OUT -> {
@@ -144,7 +151,7 @@ public class Redemptions {
 
     Outcome cancel(String caller, String key, long id) {
         return idempotent(caller, key, "cancel " + id, () -> {
-            Locked locked = lock(id);
+            Locked locked = lock(id, caller);
             Redemption redemption = locked.redemption();
             switch (redemption.state()) {
                 case CANCELLED -> {
@@ -159,12 +166,14 @@ public class Redemptions {
         });
     }
 
-    Redemption get(long id) {
-        return redemptions.find(id).orElseThrow(() -> notFound(id));
+    /** The caller's redemption; another caller's answers as one that does not exist. */
+    Redemption get(String caller, long id) {
+        return redemptions.findOwned(id, caller).orElseThrow(() -> notFound(id));
     }
 
-    List<Redemption> byOrder(String orderId) {
-        return redemptions.findByOrder(orderId);
+    /** The order's redemptions the caller made, and the member's own uses for that order id. */
+    List<Redemption> byOrder(String caller, String orderId) {
+        return redemptions.findByOrder(orderId, caller);
     }
 
     /**
@@ -182,7 +191,7 @@ public class Redemptions {
             wallet = timeOutIfLapsed(wallet);
             switch (wallet.seen()) {
                 case USED, RESERVED -> {
-                    if (!orderId.equals(holderOrder(wallet))) {
+                    if (!orderId.equals(holder(wallet).orderId())) {
                         throw ApiException.alreadyUsed(walletCouponId);
                     }
                     if (wallet.seen() == WalletState.RESERVED) {
@@ -203,7 +212,8 @@ public class Redemptions {
                     Long discount = benefits.findNow(wallet.couponId())
                             .map(Benefit::discountWithoutAmount)
                             .orElse(0L);
-                    long id = redemptions.insert(wallet, orderId, null, discount, RedemptionState.USED, null, actor);
+                    long id = redemptions.insert(
+                            wallet, orderId, null, discount, RedemptionState.USED, null, actor, null);
                     ledger.apply(change(wallet, WalletState.USED, "USE", id, orderId, discount, actor));
                 }
             }
@@ -226,9 +236,16 @@ public class Redemptions {
 
     private record Locked(WalletLedger.WalletRow wallet, Redemption redemption) {}
 
-    /** Locks the redemption's wallet coupon, then reads the redemption: it changes only under that lock. */
-    private Locked lock(long id) {
-        return lockIfFound(id).orElseThrow(() -> notFound(id));
+    /**
+     * Locks the wallet coupon of the caller's redemption, then reads the redemption: it changes only under that lock.
+     * Another caller's redemption answers 404 as one that does not exist: its owner is fixed when it is made.
+     */
+    private Locked lock(long id, String caller) {
+        return redemptions
+                .walletOf(id, caller)
+                .flatMap(ledger::lockWallet)
+                .map(wallet -> new Locked(wallet, find(id)))
+                .orElseThrow(() -> notFound(id));
     }
 
     private Optional<Locked> lockIfFound(long id) {
@@ -258,11 +275,37 @@ public class Redemptions {
                 wallet, back, reason, redemption.redemptionId(), redemption.orderId(), redemption.discount(), actor));
     }
 
-    /** The order that holds or used the coupon: its redemption's, or the wallet's own for a use from before V9. */
-    private String holderOrder(WalletLedger.WalletRow wallet) {
+    /**
+     * Who holds or used the coupon: its redemption's order, amount and caller, or the wallet's own order for a use from
+     * before V9 (a member's use: no caller, no amount).
+     */
+    private RedemptionRepository.Holder holder(WalletLedger.WalletRow wallet) {
         return wallet.redemptionId() == null
-                ? wallet.orderId()
-                : find(wallet.redemptionId()).orderId();
+                ? new RedemptionRepository.Holder(wallet.orderId(), null, null)
+                : redemptions.holder(wallet.redemptionId());
+    }
+
+    /**
+     * A reservation for the order that already holds or used the coupon. Refused when the member used it from the app
+     * (the order service never had its amount checked against the minimum: 409 USED_BY_MEMBER), and when this caller
+     * reserved it for another amount (the old discount would be answered for a new amount: 409 ORDER_AMOUNT_CHANGED;
+     * release it and reserve again).
+     */
+    private static void sameOrder(
+            WalletLedger.WalletRow wallet, RedemptionRepository.Holder holder, String caller, ReserveRequest request) {
+        if (holder.caller() == null) {
+            throw ApiException.of(
+                    ErrorCode.USED_BY_MEMBER,
+                    "Wallet coupon " + wallet.id() + " was marked used by its member for order " + request.orderId()
+                            + " from the app; it cannot be reserved for an order.");
+        }
+        if (caller.equals(holder.caller()) && !Objects.equals(holder.orderAmount(), request.orderAmount())) {
+            throw ApiException.of(
+                    ErrorCode.ORDER_AMOUNT_CHANGED,
+                    "Wallet coupon " + wallet.id() + " is held by order " + request.orderId() + " for an amount of "
+                            + holder.orderAmount() + ", not " + request.orderAmount()
+                            + "; release that redemption and reserve again.");
+        }
     }
 
     private static WalletChange change(

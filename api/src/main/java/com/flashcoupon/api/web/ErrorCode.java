@@ -37,6 +37,13 @@ public enum ErrorCode {
     REDEMPTION_STATE_CONFLICT(HttpStatus.CONFLICT, "Redemption state conflict"),
     /** Redemption API: no redemption with this id. */
     REDEMPTION_NOT_FOUND(HttpStatus.NOT_FOUND, "Redemption not found"),
+    /**
+     * Redemption API: the member marked the coupon used from the app for this same order id; the order service cannot
+     * take that use over (its amount was never checked against the minimum).
+     */
+    USED_BY_MEMBER(HttpStatus.CONFLICT, "Used by member"),
+    /** Redemption API: the order already holds the coupon for another amount; release it and reserve again. */
+    ORDER_AMOUNT_CHANGED(HttpStatus.CONFLICT, "Order amount changed"),
     /** Redemption API: the order's amount is below the coupon's {@code minOrderAmount}. */
     ORDER_BELOW_MINIMUM(HttpStatus.UNPROCESSABLE_CONTENT, "Order below minimum"),
     /** Redemption API: an {@code Idempotency-Key} sent again with another request. */

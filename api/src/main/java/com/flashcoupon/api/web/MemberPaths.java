@@ -2,7 +2,10 @@ package com.flashcoupon.api.web;
 
 import org.springframework.http.server.PathContainer;
 
-/** Which paths are the member endpoints, as routing sees them: shared by the rate limits and the overload guard. */
+/**
+ * Which paths are the member endpoints (and the internal ones), as routing sees them: shared by the rate limits and the
+ * overload guard.
+ */
 public final class MemberPaths {
 
     private MemberPaths() {}
@@ -14,6 +17,12 @@ public final class MemberPaths {
     public static boolean isMemberApi(PathContainer path) {
         String first = segment(path, true);
         return first != null && first.equals("api");
+    }
+
+    /** Whether the path is under {@code /internal/} as routing sees it (as {@link #isMemberApi} reads it). */
+    public static boolean isInternalApi(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && first.equals("internal");
     }
 
     /**

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.bind.support.WebExchangeBindException;
 import org.springframework.web.method.annotation.HandlerMethodValidationException;
 import org.springframework.web.reactive.result.method.annotation.ResponseEntityExceptionHandler;
+import org.springframework.web.server.MissingRequestValueException;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.ServerWebInputException;
 import reactor.core.publisher.Mono;
@@ -81,6 +82,16 @@ class ProblemHandler extends ResponseEntityExceptionHandler {
                     .body(Problems.of(ErrorCode.PAYLOAD_TOO_LARGE, "The request body is over 16 KiB.")));
         }
         return Mono.just(ResponseEntity.badRequest().body(Problems.of(ErrorCode.INVALID_REQUEST, inputDetail(ex))));
+    }
+
+    /** A required header or parameter missing: the problem names it as the client sends it ("the Idempotency-Key header"). */
+    @Override
+    protected Mono<ResponseEntity<Object>> handleMissingRequestValueException(
+            MissingRequestValueException ex, HttpHeaders headers, HttpStatusCode status, ServerWebExchange exchange) {
+        return Mono.just(ResponseEntity.badRequest()
+                .body(Problems.of(
+                        ErrorCode.INVALID_REQUEST,
+                        "The " + ex.getName() + " " + ex.getLabel().replace("request ", "") + " is required.")));
     }
 
     /** Re-codes what Spring answers for itself (404, 405, 406, 415 ...) as our problems, keeping its status. */

@@ -6,6 +6,7 @@ import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import java.net.URI;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +35,13 @@ class SharedRateLimitTest {
         kafka = new EmbeddedKafkaKraftBroker(1, 1);
         kafka.brokerListProperty("flash-coupon.private.kafka");
         kafka.afterPropertiesSet();
-        Map<String, String> limits =
-                Map.of("coupon.ratelimit.member-per-second", "2", "coupon.ratelimit.address-per-second", "5");
+        Map<String, String> limits = Map.of(
+                "coupon.ratelimit.member-per-second",
+                "2",
+                "coupon.ratelimit.address-per-second",
+                "5",
+                "coupon.redemption.caller-per-second",
+                "2");
         for (int i = 0; i < 2; i++) {
             instances.add(ApiInstance.start(kafka.getBrokersAsString(), limits));
         }
@@ -143,6 +149,53 @@ class SharedRateLimitTest {
         }
         assertThat(status).as("the address limit refused a request").isEqualTo(429);
         assertThat(passed).isBetween(10, 10 + refilled(5, started));
+    }
+
+    /**
+     * Security review N2: the redemption API is limited per caller (the token's {@code sub}), across both instances:
+     * one order service's flood is refused 429 with {@code Retry-After}, while another order service is served.
+     */
+    @Test
+    void shouldHoldOneRedemptionCallerToOneLimitAcrossBothInstances() {
+        String flooding = TestEnvironment.token(
+                "flood-" + System.nanoTime(),
+                List.of("coupon-redeemer"),
+                Instant.now().plusSeconds(600));
+        String calm = TestEnvironment.token(
+                "calm-" + System.nanoTime(),
+                List.of("coupon-redeemer"),
+                Instant.now().plusSeconds(600));
+        int passed = 0;
+        EntityExchangeResult<byte[]> result = null;
+        long started = System.nanoTime();
+        // until the first refusal: the caller's burst, 2 s x 2/s = 4 between both instances, plus what refilled
+        for (int i = 0; i < 500; i++) {
+            result = redemptions(i % 2, flooding);
+            if (result.getStatus().value() == 429) {
+                break;
+            }
+            assertThat(result.getStatus().value()).isEqualTo(200);
+            passed++;
+        }
+        assertThat(result.getStatus().value())
+                .as("the caller's limit refused a request")
+                .isEqualTo(429);
+        assertThat(passed).isBetween(4, 4 + refilled(2, started));
+        assertThat(result.getResponseHeaders().getFirst("Retry-After")).matches("[1-9][0-9]*");
+        assertThat(new String(result.getResponseBodyContent())).contains("\"code\":\"RATE_LIMITED\"");
+
+        assertThat(redemptions(0, calm).getStatus().value()).isEqualTo(200);
+        assertThat(redemptions(1, calm).getStatus().value()).isEqualTo(200);
+    }
+
+    private static EntityExchangeResult<byte[]> redemptions(int instance, String token) {
+        return instance(instance)
+                .get()
+                .uri("/internal/v1/redemptions?orderId=none")
+                .header("Authorization", "Bearer " + token)
+                .exchange()
+                .expectBody()
+                .returnResult();
     }
 
     private static long createCoupon() {

@@ -36,9 +36,16 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 @ApiTest
 class RedemptionApiTest extends ApiTestBase {
 
-    private static final String REDEEMER = "Bearer "
-            + TestEnvironment.token(
-                    "order-service", List.of("coupon-redeemer"), Instant.now().plusSeconds(3600));
+    private static final String REDEEMER = redeemer("order-service");
+
+    /** Another order service: a token of its own, with the same role. */
+    private static final String OTHER = redeemer("other-service");
+
+    private static String redeemer(String subject) {
+        return "Bearer "
+                + TestEnvironment.token(
+                        subject, List.of("coupon-redeemer"), Instant.now().plusSeconds(3600));
+    }
 
     @org.springframework.beans.factory.annotation.Autowired
     private io.micrometer.core.instrument.MeterRegistry meters;
@@ -108,9 +115,14 @@ class RedemptionApiTest extends ApiTestBase {
     }
 
     private WebTestClient.ResponseSpec reserve(String key, long walletId, String member, String order, long amount) {
+        return reserve(REDEEMER, key, walletId, member, order, amount);
+    }
+
+    private WebTestClient.ResponseSpec reserve(
+            String caller, String key, long walletId, String member, String order, long amount) {
         return client().post()
                 .uri("/internal/v1/redemptions")
-                .header("Authorization", REDEEMER)
+                .header("Authorization", caller)
                 .header("Idempotency-Key", key)
                 .contentType(MediaType.APPLICATION_JSON)
                 .bodyValue(
@@ -119,9 +131,13 @@ class RedemptionApiTest extends ApiTestBase {
     }
 
     private WebTestClient.ResponseSpec call(String key, long redemptionId, String action) {
+        return call(REDEEMER, key, redemptionId, action);
+    }
+
+    private WebTestClient.ResponseSpec call(String caller, String key, long redemptionId, String action) {
         return client().post()
                 .uri("/internal/v1/redemptions/{id}/" + action, redemptionId)
-                .header("Authorization", REDEEMER)
+                .header("Authorization", caller)
                 .header("Idempotency-Key", key)
                 .exchange();
     }
@@ -459,6 +475,159 @@ class RedemptionApiTest extends ApiTestBase {
         assertThat(changes.matching(c -> c.walletCouponId() == walletId).stream()
                         .map(WalletChanged::actor))
                 .containsOnly("member:use-rd");
+    }
+
+    /**
+     * Security review N2: a redemption is its caller's. Another order service's token, with the same role, gets 404 for
+     * it on every call, exactly as for an id that does not exist, and changes nothing; its list of an order shows none
+     * of it.
+     */
+    @Test
+    void shouldKeepEachRedemptionToTheCallerThatMadeIt() {
+        long couponId = coupon(Map.of("type", "FIXED_AMOUNT", "amount", 500));
+        long usedWallet = wallet(couponId, "own-1");
+        long heldWallet = wallet(couponId, "own-2");
+        long used = redemptionId(reserve("own-k1", usedWallet, "own-1", "own-o1", 1000)
+                .expectStatus()
+                .isCreated());
+        call("own-k2", used, "confirm").expectStatus().isOk();
+        long held = redemptionId(reserve("own-k3", heldWallet, "own-2", "own-o2", 1000)
+                .expectStatus()
+                .isCreated());
+
+        for (long id : List.of(used, held)) {
+            expectProblem(
+                    client().get()
+                            .uri("/internal/v1/redemptions/{id}", id)
+                            .header("Authorization", OTHER)
+                            .exchange(),
+                    404,
+                    "REDEMPTION_NOT_FOUND");
+            for (String action : List.of("confirm", "release", "cancel")) {
+                expectProblem(call(OTHER, "other-" + action + "-" + id, id, action), 404, "REDEMPTION_NOT_FOUND");
+            }
+        }
+        client().get()
+                .uri("/internal/v1/redemptions?orderId=own-o1")
+                .header("Authorization", OTHER)
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.length()")
+                .isEqualTo(0);
+        // the same order id reserved by the other service: the coupon is another order's to it
+        expectProblem(
+                reserve(OTHER, "other-k4", heldWallet, "own-2", "own-o2", 1000), 409, "RESERVED_BY_ANOTHER_ORDER");
+        expectProblem(reserve(OTHER, "other-k5", usedWallet, "own-1", "own-o1", 1000), 409, "ALREADY_USED");
+
+        assertThat(state(usedWallet)).isEqualTo("USED");
+        assertThat(state(heldWallet)).isEqualTo("RESERVED");
+        assertThat(jdbc.sql("SELECT caller FROM coupon_redemption WHERE id IN (?, ?)")
+                        .params(used, held)
+                        .query(String.class)
+                        .list())
+                .containsOnly("order-service");
+        // its owner still can
+        call("own-k6", used, "cancel")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.couponState")
+                .isEqualTo("AVAILABLE");
+        call("own-k7", held, "release").expectStatus().isOk();
+    }
+
+    /**
+     * Security review N3: a member marks the coupon used from the app for the checkout's order id; the order service's
+     * reservation of that order, below the minimum, must not get the discount: 409 USED_BY_MEMBER, nothing changes.
+     */
+    @Test
+    void shouldRefuseToReserveACouponTheMemberMarkedUsedForTheSameOrder() {
+        long walletId = wallet(coupon(Map.of("type", "FIXED_AMOUNT", "amount", 10, "minOrderAmount", 100)), "mu-1");
+        client().post()
+                .uri("/api/v1/me/coupons/{id}/use", walletId)
+                .header("Authorization", "Bearer " + TestEnvironment.memberToken("mu-1"))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("orderId", "mu-o1"))
+                .exchange()
+                .expectStatus()
+                .isOk();
+
+        expectProblem(reserve("mu-k1", walletId, "mu-1", "mu-o1", 20), 409, "USED_BY_MEMBER");
+        expectProblem(reserve("mu-k2", walletId, "mu-1", "mu-o1", 500), 409, "USED_BY_MEMBER");
+        assertThat(state(walletId)).isEqualTo("USED");
+        assertThat(jdbc.sql("SELECT COUNT(*) FROM coupon_redemption WHERE wallet_coupon_id = ?")
+                        .param(walletId)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(1);
+    }
+
+    /**
+     * Correctness review N3: reserving again for the same order with another amount does not answer the old
+     * reservation and its old discount: 409 ORDER_AMOUNT_CHANGED (release it and reserve again); the same amount
+     * answers the reservation as before.
+     */
+    @Test
+    void shouldRefuseAReservationOfTheSameOrderWithAnotherAmount() {
+        long walletId = wallet(
+                coupon(Map.of("type", "PERCENT", "percent", 10, "maxDiscount", 5000, "minOrderAmount", 20000)),
+                "amt-1");
+        long first = redemptionId(reserve("amt-k1", walletId, "amt-1", "amt-o1", 30000)
+                .expectStatus()
+                .isCreated());
+
+        expectProblem(reserve("amt-k2", walletId, "amt-1", "amt-o1", 15000), 409, "ORDER_AMOUNT_CHANGED");
+        expectProblem(reserve("amt-k3", walletId, "amt-1", "amt-o1", 40000), 409, "ORDER_AMOUNT_CHANGED");
+        assertThat(redemptionId(reserve("amt-k4", walletId, "amt-1", "amt-o1", 30000)
+                        .expectStatus()
+                        .isOk()))
+                .isEqualTo(first);
+        assertThat(jdbc.sql("SELECT order_amount, discount FROM coupon_redemption WHERE id = ?")
+                        .param(first)
+                        .query((rs, row) -> rs.getLong(1) + "/" + rs.getLong(2))
+                        .single())
+                .isEqualTo("30000/3000");
+
+        // released, the order reserves again at its new amount: checked against the minimum
+        call("amt-k5", first, "release").expectStatus().isOk();
+        expectProblem(reserve("amt-k6", walletId, "amt-1", "amt-o1", 15000), 422, "ORDER_BELOW_MINIMUM");
+        reserve("amt-k7", walletId, "amt-1", "amt-o1", 25000)
+                .expectStatus()
+                .isCreated()
+                .expectBody()
+                .jsonPath("$.discount")
+                .isEqualTo(2500);
+    }
+
+    /** A write without its Idempotency-Key: 400, and the problem names the header. */
+    @Test
+    void shouldNameTheMissingIdempotencyKeyHeader() {
+        long walletId = wallet(coupon(null), "nokey-1");
+        client().post()
+                .uri("/internal/v1/redemptions")
+                .header("Authorization", REDEEMER)
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("walletCouponId", walletId, "memberId", "nokey-1", "orderId", "o", "orderAmount", 1))
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.code")
+                .isEqualTo("INVALID_REQUEST")
+                .jsonPath("$.detail")
+                .value(detail -> assertThat((String) detail).contains("Idempotency-Key"));
+        client().post()
+                .uri("/internal/v1/redemptions/1/confirm")
+                .header("Authorization", REDEEMER)
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody()
+                .jsonPath("$.detail")
+                .value(detail -> assertThat((String) detail).contains("Idempotency-Key"));
+        assertThat(state(walletId)).isEqualTo("AVAILABLE");
     }
 
     @Test
