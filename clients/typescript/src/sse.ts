@@ -112,14 +112,28 @@ export async function readStream(
       response.body?.cancel?.();
       return await readWithXhr(url, headers, onText, idleMs, signal);
     }
+    // an abort (the caller's, or the idle timer's) ends the wait for the next chunk at once: a read pending on a body
+    // whose response is closing does not always settle when its fetch is aborted
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+    aborted.catch(() => undefined);
     const decoder = new TextDecoder();
-    for (;;) {
-      touch();
-      const { done, value } = await reader.read();
-      if (done) {
-        return { kind: 'closed' };
+    try {
+      for (;;) {
+        touch();
+        const { done, value } = await Promise.race([reader.read(), aborted]);
+        if (done) {
+          return { kind: 'closed' };
+        }
+        onText(decoder.decode(value, { stream: true }));
+        if (signal.aborted) {
+          // the caller has what it needed (every coupon decided)
+          return { kind: 'closed' };
+        }
       }
-      onText(decoder.decode(value, { stream: true }));
+    } finally {
+      reader.cancel().catch(() => undefined);
     }
   } catch (error) {
     return { kind: 'failed', error };
