@@ -30,7 +30,8 @@ import okhttp3.Response;
  * the api's overload guard lets through at once, so most are answered 503 with {@code Retry-After}. Run twice on
  * coupons of their own with stock for everyone: first naive clients that ask again at once after any refusal, then the
  * Java client library ({@code flash-coupon-client}: never sooner than {@code Retry-After}, then full-jitter backoff).
- * Every request either sends is counted as it leaves (an OkHttp interceptor), in 100 ms buckets: what the api sees.
+ * Every admission request either sends is counted as it leaves (an OkHttp interceptor), in 100 ms buckets: what the
+ * api sees (the library's stream and status requests after its members are placed are not admissions, not counted).
  * Reported: requests and retries per second, the 503s, the time until every member holds a place, and (library) until
  * every claim ended ISSUED.
  */
@@ -54,6 +55,7 @@ final class StampedePhase implements Phase {
             long requests,
             long refused503,
             long refused429,
+            long networkErrors,
             long placed,
             double placedSeconds,
             double issuedSeconds,
@@ -107,6 +109,7 @@ final class StampedePhase implements Phase {
         final AtomicLong total = new AtomicLong();
         final AtomicLong refused503 = new AtomicLong();
         final AtomicLong refused429 = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
         volatile long start = System.nanoTime();
 
         OkHttpClient client() {
@@ -118,10 +121,19 @@ final class StampedePhase implements Phase {
                     .connectionPool(new ConnectionPool(5_000, 1, TimeUnit.MINUTES))
                     .readTimeout(Duration.ofSeconds(30))
                     .addInterceptor(chain -> {
+                        if (!"POST".equals(chain.request().method())) {
+                            return chain.proceed(chain.request()); // the library's streams and reads: not admissions
+                        }
                         total.incrementAndGet();
                         int bucket = (int) ((System.nanoTime() - start) / 100_000_000L);
                         buckets.incrementAndGet(Math.max(0, Math.min(BUCKETS - 1, bucket)));
-                        Response response = chain.proceed(chain.request());
+                        Response response;
+                        try {
+                            response = chain.proceed(chain.request());
+                        } catch (IOException e) {
+                            failed.incrementAndGet();
+                            throw e;
+                        }
                         if (response.code() == 503) {
                             refused503.incrementAndGet();
                         } else if (response.code() == 429) {
@@ -173,6 +185,7 @@ final class StampedePhase implements Phase {
                 counter.total.get(),
                 counter.refused503.get(),
                 counter.refused429.get(),
+                counter.failed.get(),
                 members - placed.getCount(),
                 placedSeconds,
                 -1,
@@ -277,6 +290,7 @@ final class StampedePhase implements Phase {
         long[] perSecond = counter.perSecond(placedSeconds);
         long refused503 = counter.refused503.get();
         long refused429 = counter.refused429.get();
+        long networkErrors = counter.failed.get();
         double issuedSeconds = -1;
         try {
             CompletableFuture.allOf(claims.toArray(CompletableFuture[]::new))
@@ -297,6 +311,7 @@ final class StampedePhase implements Phase {
                 requestsAtPlacement,
                 refused503,
                 refused429,
+                networkErrors,
                 members - placed.getCount(),
                 placedSeconds,
                 issuedSeconds,
@@ -342,17 +357,20 @@ final class StampedePhase implements Phase {
                         + " counted as they leave the clients: what the api sees.",
                 runs.getFirst().members()));
         line.accept("");
-        line.accept("| client | requests until all placed | retries | 503 answers | 503s the guard counted |"
-                + " peak requests/s | retries/s (mean) | all placed after | all issued after |");
-        line.accept("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        line.accept("| client | admissions sent until all placed | retries | 503 answers | 429 answers | no answer |"
+                + " 503s the guard counted | peak admissions/s | retries/s (mean) | all placed after |"
+                + " all issued after |");
+        line.accept("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for (Run run : runs) {
             line.accept(String.format(
                     Locale.ROOT,
-                    "| %s | %,d | %,d | %,d | %s | %,d | %,.0f | %.1f s%s | %s |",
+                    "| %s | %,d | %,d | %,d | %,d | %,d | %s | %,d | %,.0f | %.1f s%s | %s |",
                     run.client(),
                     run.requests(),
                     run.retries(),
                     run.refused503(),
+                    run.refused429(),
+                    run.networkErrors(),
                     run.overloadRefusedByServer() < 0
                             ? "?"
                             : String.format(Locale.ROOT, "%,d", run.overloadRefusedByServer()),
@@ -363,7 +381,7 @@ final class StampedePhase implements Phase {
                     run.issuedSeconds() < 0 ? "-" : String.format(Locale.ROOT, "%.1f s", run.issuedSeconds())));
         }
         line.accept("");
-        line.accept("Requests sent in each second from the start:");
+        line.accept("Admissions sent in each second from the start:");
         line.accept("");
         for (Run run : runs) {
             StringBuilder seconds = new StringBuilder();

@@ -117,7 +117,8 @@ final class ClientStack implements AutoCloseable {
                     HttpRequest.newBuilder(URI.create(url() + "/admin/v1/coupons"))
                             .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
                             .header("Content-Type", "application/json")
-                            .timeout(Duration.ofSeconds(30))
+                            // patient: on a busy two-core machine an admin write has taken over 30 s
+                            .timeout(Duration.ofSeconds(120))
                             .POST(HttpRequest.BodyPublishers.ofString(json.toString()))
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
