@@ -35,8 +35,10 @@ local rate = tonumber(meta[5])
 if now < (tonumber(meta[7] or '0') or 0) then
   return {9, 0, 0, 0, '', 0}
 end
--- gate (issue 26): who the event is for, told only once the event is announced
-local not_for, gate_would = gate_eligibility(KEYS[1], KEYS[10], KEYS[5], KEYS[11], KEYS[12], ARGV[1], ARGV[6])
+-- gate (issue 26): who the event is for, told only once the event is announced; a member holding a place (the queue
+-- KEYS[2], the draw KEYS[9]) is never refused by it: the place lookups below answer them
+local not_for, gate_would = gate_eligibility(KEYS[1], KEYS[10], KEYS[5], KEYS[11], KEYS[12], ARGV[1], ARGV[6],
+  KEYS[2], KEYS[9])
 if not_for == 'missing' then
   return {0, 0, 0, 0, '', 0}
 elseif not_for > 0 then

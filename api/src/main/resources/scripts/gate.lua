@@ -24,11 +24,14 @@ local function gate_claims_hold(rules, claims)
   return true
 end
 
--- 0 when the member is one the event is for; else the refusing rule (1 list, 2 claims), counted in stats. In
--- COUNT_ONLY mode it always answers 0 and adds the member to each refusing rule's HyperLogLog instead, and answers as
--- a second value which rules would have refused (1 the list, 2 the claims, 3 both) for the api's metric.
+-- 0 when the member is one the event is for, or holds a place already (queue or draw: the gate decides who may take a
+-- place, not who keeps one, so a member whose claims changed or who left the list is answered with their place);
+-- else the refusing rule (1 list, 2 claims), counted in stats. In COUNT_ONLY mode it always answers 0 and adds the
+-- member to each refusing rule's HyperLogLog instead, and answers as a second value which rules would have refused
+-- (1 the list, 2 the claims, 3 both) for the api's metric.
 -- Returns 'missing' when the list was lost from Redis while the meta stayed: the api mirrors the event again.
-local function gate_eligibility(meta_key, list_key, stats_key, would_list, would_claims, member, claims)
+local function gate_eligibility(meta_key, list_key, stats_key, would_list, would_claims, member, claims, queue_key,
+                                draw_key)
   local g = redis.call('HMGET', meta_key, 'elig', 'claims', 'eligMode', 'eligN')
   local list_fails = false
   if g[1] == '1' and redis.call('SISMEMBER', list_key, member) == 0 then
@@ -38,6 +41,11 @@ local function gate_eligibility(meta_key, list_key, stats_key, would_list, would
     list_fails = true
   end
   local claims_fail = (g[2] or '') ~= '' and not gate_claims_hold(g[2], claims or '\n')
+  -- a place is looked up only for a member a rule fails: the members the event is for pay nothing more
+  if (list_fails or claims_fail)
+    and (redis.call('ZSCORE', queue_key, member) or redis.call('ZSCORE', draw_key, member)) then
+    return 0, 0
+  end
   if g[3] == 'C' then
     if list_fails then
       redis.call('PFADD', would_list, member)

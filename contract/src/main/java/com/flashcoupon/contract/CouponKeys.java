@@ -155,6 +155,7 @@ public final class CouponKeys {
                 drawLease(couponId),
                 eligible(couponId),
                 eligibleVersion(couponId),
+                eligibleLoading(couponId),
                 wouldRefuse(couponId, "list"),
                 wouldRefuse(couponId, "claims"));
     }
@@ -174,6 +175,14 @@ public final class CouponKeys {
     /** A set being filled by one loader (its token) before it replaces {@link #eligible}; expires if the loader dies. */
     public static String eligibleLoad(long couponId, String token) {
         return tag(couponId) + ":eligible:load:" + token;
+    }
+
+    /**
+     * The lock of the one loader of {@link #eligible} from MySQL (its token, expiring; renewed page by page): callers
+     * that find the list missing wait for its load instead of each loading the whole list.
+     */
+    public static String eligibleLoading(long couponId) {
+        return tag(couponId) + ":eligible:loading";
     }
 
     /**

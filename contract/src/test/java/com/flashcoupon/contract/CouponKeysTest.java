@@ -24,6 +24,7 @@ class CouponKeysTest {
                 CouponKeys::drawLease,
                 CouponKeys::eligible,
                 CouponKeys::eligibleVersion,
+                CouponKeys::eligibleLoading,
                 id -> CouponKeys.wouldRefuse(id, "list"),
                 id -> CouponKeys.wouldRefuse(id, "claims"),
                 CouponKeys::retired);
@@ -48,6 +49,7 @@ class CouponKeysTest {
                         CouponKeys.drawLease(42),
                         CouponKeys.eligible(42),
                         CouponKeys.eligibleVersion(42),
+                        CouponKeys.eligibleLoading(42),
                         CouponKeys.wouldRefuse(42, "list"),
                         CouponKeys.wouldRefuse(42, "claims"))
                 .doesNotContain(CouponKeys.retired(42));

@@ -4,6 +4,7 @@ import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponMirror;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.gate.GateChecks;
+import com.flashcoupon.api.gate.RetiredGate;
 import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
@@ -13,7 +14,6 @@ import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.api.web.BackendFailures;
 import com.flashcoupon.contract.CouponKeys;
-import com.flashcoupon.db.Coupon;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -61,6 +61,7 @@ class AdmissionService {
     private final Counter localRefusals;
     private final Timer latency;
     private final GateChecks gateChecks;
+    private final RetiredAnswers retiredAnswers;
 
     AdmissionService(
             ScriptConnection redis,
@@ -74,7 +75,8 @@ class AdmissionService {
             Clock clock,
             IssuePace pace,
             MeterRegistry meters,
-            GateChecks gateChecks) {
+            GateChecks gateChecks,
+            RetiredGate retiredGate) {
         this.gateChecks = gateChecks;
         this.pace = pace;
         this.backends = backends;
@@ -101,6 +103,7 @@ class AdmissionService {
                             .tag("outcome", outcome.name())
                             .register(meters));
         }
+        this.retiredAnswers = new RetiredAnswers(clock, statuses, retiredGate, gateChecks, outcomes);
         this.latency = Timer.builder("coupon.admission.latency")
                 .description("Time to decide one admission, whatever the outcome (Redis script, restore, status)")
                 .publishPercentileHistogram()
@@ -130,7 +133,7 @@ class AdmissionService {
         RateLimits.CouponLimits charged = limits.forCoupon(couponId, memberId, request);
         var gone = retired.find(couponId);
         if (gone.isPresent()) {
-            return limits.charge(charged).then(answerRetired(gone.get(), memberId));
+            return limits.charge(charged).then(retiredAnswers.answer(gone.get(), memberId, presented));
         }
         var refusal = gate.localRefusal(couponId, memberId);
         if (refusal.isPresent()) {
@@ -143,7 +146,8 @@ class AdmissionService {
                         ? checked(couponId, memberId, charged, presented, request, ran)
                         : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
-                                        ? limits.charge(charged).then(answerRetired(coupon, memberId))
+                                        ? limits.charge(charged)
+                                                .then(retiredAnswers.answer(coupon, memberId, presented))
                                         : runScript(couponId, memberId, charged, presented)
                                                 .flatMap(again -> checked(
                                                         couponId, memberId, charged, presented, request, again))));
@@ -209,33 +213,6 @@ class AdmissionService {
                     notReplicated.increment();
                     return Mono.error(ApiException.admissionNotReplicated(couponId));
                 });
-    }
-
-    /**
-     * What admit.lua answered before the event was retired, decided the same way from MySQL: not open yet (an event
-     * closed before it opened), closed, then the member's own recorded outcome (200), then sold out.
-     */
-    private Mono<Answer> answerRetired(Coupon coupon, String memberId) {
-        long couponId = coupon.id();
-        if (clock.instant().isBefore(coupon.openAt())) {
-            outcomes.get(Admission.Outcome.NOT_OPEN_YET).increment();
-            return Mono.error(ApiException.notOpenYet(couponId)); // closed before it opened
-        }
-        boolean closed = coupon.closedByOperator()
-                || (coupon.closeAt() != null && !clock.instant().isBefore(coupon.closeAt()));
-        if (closed) {
-            outcomes.get(Admission.Outcome.CLOSED).increment();
-            return Mono.error(ApiException.closed(couponId));
-        }
-        return statuses.recorded(couponId, memberId)
-                .map(status -> {
-                    outcomes.get(Admission.Outcome.ALREADY_ASKED).increment();
-                    return new Answer(false, status);
-                })
-                .switchIfEmpty(Mono.defer(() -> {
-                    outcomes.get(Admission.Outcome.SOLD_OUT).increment();
-                    return Mono.error(ApiException.soldOut(couponId));
-                }));
     }
 
     private Mono<Answer> answer(long couponId, String memberId, Admission admission) {

@@ -102,7 +102,7 @@ public class CouponMirror {
      * ({@link #AWAIT_SHARED}) waits for it once, up to {@link #RESTORE_WAIT}.
      */
     private Mono<Long> write(Coupon coupon, int attempts) {
-        return script(coupon, "").flatMap(outcome -> {
+        return script(coupon, "", attempts).flatMap(outcome -> {
             if (outcome == NEEDS_RESTORE) {
                 return restoreMembers(coupon.id(), attempts);
             }
@@ -152,7 +152,7 @@ public class CouponMirror {
         return members.lock(couponId)
                 .flatMap(token -> members.restore(couponId, token)
                         .then(find(couponId))
-                        .flatMap(coupon -> script(coupon, token))
+                        .flatMap(coupon -> script(coupon, token, attempts))
                         .flatMap(outcome -> outcome == RESTORING
                                 ? Mono.<Long>error(new MemberRestore.LockLost(couponId))
                                 : Mono.just(outcome))
@@ -174,8 +174,11 @@ public class CouponMirror {
                 CouponKeys.restoring(couponId));
     }
 
-    /** One call of mirror.lua with the caller's restore token ('' for none). */
-    private Mono<Long> script(Coupon coupon, String token) {
+    /**
+     * One call of mirror.lua with the caller's restore token ('' for none). The gate's list goes first; a member's own
+     * request ({@link #AWAIT_SHARED}) waits for another caller's load of it as for a restore ({@link #RESTORE_WAIT}).
+     */
+    private Mono<Long> script(Coupon coupon, String token, int attempts) {
         long id = coupon.id();
         if (coupon.retired()) {
             retired.remember(coupon);
@@ -189,7 +192,7 @@ public class CouponMirror {
         Mono<Boolean> drawRecorded =
                 coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
         // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
-        return gates.prepare(id)
+        return gates.prepare(id, attempts == AWAIT_SHARED ? RESTORE_WAIT : GateMirror.OPERATOR_WAIT)
                 .zipWith(drawRecorded)
                 // a recorded draw names the members it placed: a lost event with one is restored, never made anew
                 .flatMap(prepared -> {

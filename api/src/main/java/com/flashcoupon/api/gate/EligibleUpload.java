@@ -2,6 +2,8 @@ package com.flashcoupon.api.gate;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.gatestate.GateRepository;
+import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.api.web.Problems;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -110,13 +112,31 @@ class EligibleUpload {
             gates.insertMembers(couponId, generation, batch);
         }
         long count = gates.switchTo(couponId, generation);
-        if (count < 0) {
+        // the rows to keep: this upload's, unless it did not become the list (then whichever upload is the list)
+        long kept = count == GateRepository.OPENED ? currentGeneration(couponId) : generation;
+        if (count == GateRepository.OPENED) {
+            log.warn(
+                    "coupon {}: upload {} of the eligibility list ended after the event opened; refused",
+                    couponId,
+                    generation);
+        } else if (count == GateRepository.OVERTAKEN) {
             log.warn("coupon {}: upload {} of the eligibility list was overtaken by a later one", couponId, generation);
             count = gates.find(couponId).map(GateRepository.Stored::listCount).orElse(0L);
         } else {
             log.info("coupon {}: eligibility list {} stored, {} lines, {} members", couponId, generation, lines, count);
         }
-        long kept = generation;
+        removeOthers(couponId, kept);
+        if (count == GateRepository.OPENED) {
+            throw ApiException.of(
+                    ErrorCode.ALREADY_OPEN,
+                    "Coupon " + couponId + " opened before this upload of its list ended; who it is for no longer"
+                            + " changes, and the list was not replaced.");
+        }
+        return count;
+    }
+
+    /** Removes, off the request, the rows of every upload but the list's ({@code kept}, or a later one by then). */
+    private void removeOthers(long couponId, long kept) {
         blocking.run(() -> {
                     long removed = 0;
                     for (int gone = DELETE_BATCH; gone == DELETE_BATCH; removed += gone) {
@@ -127,7 +147,6 @@ class EligibleUpload {
                 .subscribe(
                         null,
                         error -> log.warn("coupon {}: earlier uploads not removed: {}", couponId, error.toString()));
-        return count;
     }
 
     private long currentGeneration(long couponId) {

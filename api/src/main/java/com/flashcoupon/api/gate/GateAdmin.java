@@ -2,6 +2,7 @@ package com.flashcoupon.api.gate;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.coupon.CouponMirror;
+import com.flashcoupon.api.gatestate.GateCounts;
 import com.flashcoupon.api.gatestate.GateRepository;
 import com.flashcoupon.api.gatestate.GateSettings;
 import com.flashcoupon.api.web.ApiException;
@@ -81,21 +82,36 @@ public class GateAdmin {
                 .flatMap(count -> remirror(couponId).thenReturn(count));
     }
 
-    /** The rules, the list's size, and what the gate refused (or, in COUNT_ONLY mode, would have). */
+    /**
+     * The rules, the list's size, and what the gate refused (or, in COUNT_ONLY mode, would have): Redis' counts while
+     * it holds them, the ones saved in MySQL after the event retired or Redis lost it (the higher of the two).
+     */
     Mono<EligibilityView> view(long couponId) {
         return find(couponId).then(blocking.call(() -> gates.find(couponId))).flatMap(found -> {
             var stored = found.orElse(new GateRepository.Stored(GateSettings.NONE, 0, 0));
+            Mono<GateCounts.Counts> saved = found.isEmpty()
+                    ? Mono.just(GateCounts.Counts.NONE)
+                    : blocking.call(() -> gates.savedCounts(couponId));
             return redis.<String, String>opsForHash()
                     .multiGet(CouponKeys.stats(couponId), List.of("refusedList", "refusedClaims", "refusedProof"))
                     .zipWith(redis.opsForHyperLogLog().size(CouponKeys.wouldRefuse(couponId, "list")))
                     .zipWith(redis.opsForHyperLogLog().size(CouponKeys.wouldRefuse(couponId, "claims")))
+                    .map(read -> new GateCounts.Counts(
+                            number(read.getT1().getT1().get(0)),
+                            number(read.getT1().getT1().get(1)),
+                            number(read.getT1().getT1().get(2)),
+                            read.getT1().getT2(),
+                            read.getT2(),
+                            null,
+                            null))
+                    .zipWith(saved, GateCounts.Counts::max)
                     .map(counts -> EligibilityView.of(
                             stored,
                             Map.of(
-                                    "list", number(counts.getT1().getT1().get(0)),
-                                    "claims", number(counts.getT1().getT1().get(1)),
-                                    "proof", number(counts.getT1().getT1().get(2))),
-                            Map.of("list", counts.getT1().getT2(), "claims", counts.getT2())));
+                                    "list", counts.refusedList(),
+                                    "claims", counts.refusedClaims(),
+                                    "proof", counts.refusedProof()),
+                            Map.of("list", counts.wouldRefuseList(), "claims", counts.wouldRefuseClaims())));
         });
     }
 

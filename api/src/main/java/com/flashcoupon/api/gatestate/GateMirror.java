@@ -1,12 +1,19 @@
 package com.flashcoupon.api.gatestate;
 
 import com.flashcoupon.api.blocking.BlockingIo;
+import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.LuaScripts;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
@@ -15,10 +22,15 @@ import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * Brings an event's gate into Redis for the mirror (CouponMirror): the settings as mirror.lua's ARGV[14], and the
- * eligibility list, loaded from MySQL whenever Redis does not hold the current upload (after an upload, and after a
- * Redis loss, before the meta exists again: admission never runs on a half list). A load fills a set of its own, page
- * by page, and replaces the list in one step at its end; a loader that died leaves a set that expires.
+ * Brings an event's gate into Redis for the mirror (CouponMirror): the settings as mirror.lua's ARGV[14], the counts
+ * saved in MySQL ({@link GateCounts}), and the eligibility list, loaded from MySQL whenever Redis does not hold the
+ * current upload (after an upload, and after a Redis loss, before the meta exists again: admission never runs on a
+ * half list). A retired event's gate never goes back into Redis.
+ *
+ * <p>One load per event at a time, across instances: the loader holds {@code {cpn:ID}:eligible:loading} (renewed page
+ * by page, so a loader that died gives way within {@link #LOCK_TTL}); every other caller (a crowd's admissions after a
+ * Redis loss, status reads, the draw job) waits for it, and on one instance they share one wait. A load fills a set of
+ * its own, page by page, and replaces the list in one step at its end; a loader that died leaves a set that expires.
  */
 @Component
 public class GateMirror {
@@ -31,9 +43,36 @@ public class GateMirror {
     /** How long a load's own set lives without a page written. */
     private static final Duration LOAD_TTL = Duration.ofSeconds(60);
 
+    /** How long the loader's lock lasts without a page written. */
+    private static final Duration LOCK_TTL = Duration.ofSeconds(30);
+
+    /** How often a caller waiting for another's load looks at its lock. */
+    private static final Duration LOCK_POLL = Duration.ofMillis(50);
+
+    /** How long an operator's change waits for another caller's load (a member's request passes its own wait). */
+    public static final Duration OPERATOR_WAIT = Duration.ofSeconds(20);
+
+    /** The list held: 1, or 2 when the event retired (its mark stands: nothing more to load); else 0, load it. */
+    private static final RedisScript<Long> HELD = RedisScript.of("""
+            -- KEYS: 1 the list's version, 2 the list, 3 the retired mark; ARGV: 1 the generation, 2 the list's size
+            if redis.call('EXISTS', KEYS[3]) == 1 then
+              return 2
+            end
+            if tonumber(redis.call('GET', KEYS[1]) or '0') >= tonumber(ARGV[1])
+                and (ARGV[2] == '0' or redis.call('EXISTS', KEYS[2]) == 1) then
+              return 1
+            end
+            return 0
+            """, Long.class);
+
     private static final RedisScript<Long> FINISH = RedisScript.of("""
-            -- KEYS: 1 the list, 2 its version, 3 the load's set; ARGV: 1 the load's generation
-            -- Replaces the list with the load's set unless Redis holds this generation or a later one already.
+            -- KEYS: 1 the list, 2 its version, 3 the load's set, 4 the retired mark; ARGV: 1 the load's generation
+            -- Replaces the list with the load's set unless Redis holds this generation or a later one already, or the
+            -- event retired while it loaded (retire.lua removed its keys: they must not come back, never to go).
+            if redis.call('EXISTS', KEYS[4]) == 1 then
+              redis.call('DEL', KEYS[3])
+              return 2
+            end
             if tonumber(redis.call('GET', KEYS[2]) or '0') >= tonumber(ARGV[1]) then
               redis.call('DEL', KEYS[3])
               return 0
@@ -47,45 +86,152 @@ public class GateMirror {
             return 1
             """, Long.class);
 
+    private static final RedisScript<Long> RENEW =
+            RedisScript.of(LuaScripts.text("scripts/drain_renew.lua"), Long.class);
+    private static final RedisScript<Long> RELEASE =
+            RedisScript.of(LuaScripts.text("scripts/release_lock.lua"), Long.class);
+
+    /** This instance's one load of, or wait for, each event's list: every caller here shares it. */
+    private final Map<Long, Mono<Void>> loading = new ConcurrentHashMap<>();
+
     private final ReactiveStringRedisTemplate redis;
     private final GateRepository gates;
+    private final GateCounts counts;
     private final BlockingIo blocking;
+    private final Counter loads;
 
-    GateMirror(ReactiveStringRedisTemplate redis, GateRepository gates, BlockingIo blocking) {
+    GateMirror(
+            ReactiveStringRedisTemplate redis,
+            GateRepository gates,
+            GateCounts counts,
+            BlockingIo blocking,
+            MeterRegistry meters) {
         this.redis = redis;
         this.gates = gates;
+        this.counts = counts;
         this.blocking = blocking;
+        this.loads = Counter.builder("coupon.gate.list.loads")
+                .description("Eligibility lists this instance loaded from MySQL into Redis (after an upload or a loss)")
+                .register(meters);
     }
 
-    /** mirror.lua's ARGV[14] for the event, once Redis holds its current list. */
+    /** mirror.lua's ARGV[14] for the event, once Redis holds its current list; an operator's wait for another load. */
     public Mono<String> prepare(long couponId) {
-        return blocking.call(() -> gates.find(couponId))
-                .flatMap(found -> found.isEmpty()
-                        ? Mono.just(GateSettings.NONE.mirrorArg(0))
-                        : ensureList(couponId, found.get().listGeneration())
-                                .thenReturn(found.get()
-                                        .settings()
-                                        .mirrorArg(found.get().listCount())));
+        return prepare(couponId, OPERATOR_WAIT);
     }
 
-    private Mono<Void> ensureList(long couponId, long generation) {
+    /**
+     * mirror.lua's ARGV[14] for the event, once Redis holds its current list and the gate's saved counts. Waits up to
+     * {@code wait} for another caller's load of the list, then fails with 503 (nothing decided; ask again shortly).
+     */
+    public Mono<String> prepare(long couponId, Duration wait) {
+        return blocking.call(() -> gates.findForMirror(couponId)).flatMap(found -> {
+            if (found.isEmpty()) {
+                return Mono.just(GateSettings.NONE.mirrorArg(0));
+            }
+            GateRepository.Stored stored = found.get().stored();
+            String arg = stored.settings().mirrorArg(stored.listCount());
+            if (found.get().retired()) {
+                return Mono.just(arg); // nothing of a retired event goes back into Redis (mirror.lua writes nothing)
+            }
+            return ensureList(couponId, stored.listGeneration(), stored.listCount())
+                    .timeout(wait, Mono.error(() -> ApiException.restoring(couponId)))
+                    .then(counts.restore(couponId, found.get().saved()))
+                    .thenReturn(arg);
+        });
+    }
+
+    /** Completes once Redis holds the list's {@code generation} (or a later one), or the event retired in Redis. */
+    private Mono<Void> ensureList(long couponId, long generation, long listCount) {
         if (generation == 0) {
             return Mono.empty();
         }
-        return redis.opsForValue()
-                .get(CouponKeys.eligibleVersion(couponId))
-                .defaultIfEmpty("0")
-                .flatMap(held -> Long.parseLong(held) >= generation ? Mono.empty() : load(couponId, generation));
+        return redis.execute(
+                        HELD,
+                        List.of(
+                                CouponKeys.eligibleVersion(couponId),
+                                CouponKeys.eligible(couponId),
+                                CouponKeys.retired(couponId)),
+                        List.of(Long.toString(generation), Long.toString(listCount)))
+                .next()
+                .flatMap(held -> held != 0
+                        ? Mono.empty()
+                        // loaded or waited for, then looked at again: the load may have been of an older upload
+                        : shared(couponId).then(Mono.defer(() -> ensureList(couponId, generation, listCount))));
     }
 
-    private Mono<Void> load(long couponId, long generation) {
+    /**
+     * This instance's one load of (or wait for) the event's list, shared by every caller here until it ends. It runs to
+     * its end even when every caller gave up waiting (each has a wait of its own): the next ones find the list loaded.
+     */
+    private Mono<Void> shared(long couponId) {
+        Mono<Void> running = loading.get(couponId);
+        if (running != null) {
+            return running;
+        }
+        AtomicReference<Mono<Void>> self = new AtomicReference<>();
+        Mono<Void> created = loadOrWait(couponId)
+                .doFinally(signal -> loading.remove(couponId, self.get()))
+                .cache();
+        self.set(created);
+        running = loading.putIfAbsent(couponId, created);
+        if (running != null) {
+            return running;
+        }
+        created.subscribe(
+                null,
+                error -> log.warn("coupon {}: the eligibility list was not loaded: {}", couponId, error.toString()));
+        return created;
+    }
+
+    /** Takes the lock and loads the list MySQL holds now; or, when another caller holds it, waits until it is gone. */
+    private Mono<Void> loadOrWait(long couponId) {
+        String lock = CouponKeys.eligibleLoading(couponId);
+        String token = token();
+        return redis.opsForValue().setIfAbsent(lock, token, LOCK_TTL).flatMap(taken -> {
+            if (!taken) {
+                return Mono.defer(() -> redis.hasKey(lock))
+                        .filter(held -> !held)
+                        .repeatWhenEmpty(empty -> empty.delayElements(LOCK_POLL))
+                        .timeout(LOCK_TTL.multipliedBy(2), Mono.just(true))
+                        .then();
+            }
+            return Mono.usingWhen(
+                    Mono.just(token),
+                    // the list MySQL holds now (the caller's read may be older), unless the event retired since
+                    held -> blocking.call(() -> gates.findForMirror(couponId))
+                            .flatMap(found -> found.isEmpty()
+                                            || found.get().retired()
+                                            || found.get().stored().listGeneration() == 0
+                                    ? Mono.<Void>empty()
+                                    : load(couponId, found.get().stored().listGeneration(), token)),
+                    held -> release(lock, held),
+                    (held, error) -> release(lock, held),
+                    held -> release(lock, held));
+        });
+    }
+
+    private Mono<Void> release(String lock, String token) {
+        return redis.execute(RELEASE, List.of(lock), List.of(token)).then();
+    }
+
+    private static String token() {
         var random = ThreadLocalRandom.current();
-        String loadKey = CouponKeys.eligibleLoad(couponId, new UUID(random.nextLong(), random.nextLong()).toString());
+        return new UUID(random.nextLong(), random.nextLong()).toString();
+    }
+
+    private Mono<Void> load(long couponId, long generation, String token) {
+        String loadKey = CouponKeys.eligibleLoad(couponId, token);
         long started = System.nanoTime();
-        return pages(couponId, generation, loadKey, "", 0)
+        loads.increment();
+        return pages(couponId, generation, loadKey, token, "", 0)
                 .flatMap(loaded -> redis.execute(
                                 FINISH,
-                                List.of(CouponKeys.eligible(couponId), CouponKeys.eligibleVersion(couponId), loadKey),
+                                List.of(
+                                        CouponKeys.eligible(couponId),
+                                        CouponKeys.eligibleVersion(couponId),
+                                        loadKey,
+                                        CouponKeys.retired(couponId)),
                                 List.of(Long.toString(generation)))
                         .next()
                         .doOnNext(replaced -> log.info(
@@ -94,11 +240,15 @@ public class GateMirror {
                                 generation,
                                 loaded,
                                 (System.nanoTime() - started) / 1_000_000,
-                                replaced == 1 ? "" : "; a later one was there already")))
+                                replaced == 1
+                                        ? ""
+                                        : replaced == 2
+                                                ? "; the event retired meanwhile, the list was dropped"
+                                                : "; a later one was there already")))
                 .then();
     }
 
-    private Mono<Long> pages(long couponId, long generation, String loadKey, String after, long sum) {
+    private Mono<Long> pages(long couponId, long generation, String loadKey, String token, String after, long sum) {
         return blocking.call(() -> gates.page(couponId, generation, after, PAGE_SIZE))
                 .flatMap(members -> {
                     if (members.isEmpty()) {
@@ -108,6 +258,12 @@ public class GateMirror {
                     return redis.opsForSet()
                             .add(loadKey, page.toArray(String[]::new))
                             .then(redis.expire(loadKey, LOAD_TTL))
+                            // the lock lasts while pages come (another caller takes it over only from a dead loader)
+                            .then(redis.execute(
+                                            RENEW,
+                                            List.of(CouponKeys.eligibleLoading(couponId)),
+                                            List.of(token, Long.toString(LOCK_TTL.toMillis())))
+                                    .then())
                             .then(
                                     members.size() < PAGE_SIZE
                                             ? Mono.just(sum + members.size())
@@ -115,6 +271,7 @@ public class GateMirror {
                                                     couponId,
                                                     generation,
                                                     loadKey,
+                                                    token,
                                                     members.getLast(),
                                                     sum + members.size()));
                 });

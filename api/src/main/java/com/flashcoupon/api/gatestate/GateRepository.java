@@ -1,5 +1,7 @@
 package com.flashcoupon.api.gatestate;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,24 +30,92 @@ public class GateRepository {
     /** An event's gate with its list's generation and size; empty when the event has none. */
     public record Stored(GateSettings settings, long listGeneration, long listCount) {}
 
+    private static final String STORED =
+            "list_required, claims, mode, human_check, difficulty_bits, list_generation, list_count";
+
+    private static final String COUNTS =
+            "refused_list, refused_claims, refused_proof, would_refuse_list, would_refuse_claims";
+
     public Optional<Stored> find(long couponId) {
-        return jdbc.sql("SELECT list_required, claims, mode, human_check, difficulty_bits, list_generation, list_count"
-                        + " FROM coupon_gate WHERE coupon_id = ?")
+        return jdbc.sql("SELECT " + STORED + " FROM coupon_gate WHERE coupon_id = ?")
                 .param(couponId)
-                .query((rs, row) -> new Stored(
-                        new GateSettings(
-                                rs.getBoolean("list_required"),
-                                rs.getString("claims") == null
-                                        ? Map.of()
-                                        : JSON.readValue(rs.getString("claims"), CLAIMS),
-                                GateSettings.Mode.valueOf(rs.getString("mode")),
-                                rs.getString("human_check") == null
-                                        ? null
-                                        : GateSettings.HumanCheck.valueOf(rs.getString("human_check")),
-                                rs.getInt("difficulty_bits")),
-                        rs.getLong("list_generation"),
-                        rs.getLong("list_count")))
+                .query((rs, row) -> stored(rs))
                 .optional();
+    }
+
+    private static Stored stored(ResultSet rs) throws SQLException {
+        return new Stored(
+                new GateSettings(
+                        rs.getBoolean("list_required"),
+                        rs.getString("claims") == null ? Map.of() : JSON.readValue(rs.getString("claims"), CLAIMS),
+                        GateSettings.Mode.valueOf(rs.getString("mode")),
+                        rs.getString("human_check") == null
+                                ? null
+                                : GateSettings.HumanCheck.valueOf(rs.getString("human_check")),
+                        rs.getInt("difficulty_bits")),
+                rs.getLong("list_generation"),
+                rs.getLong("list_count"));
+    }
+
+    private static GateCounts.Counts counts(ResultSet rs, boolean sketches) throws SQLException {
+        return new GateCounts.Counts(
+                rs.getLong("refused_list"),
+                rs.getLong("refused_claims"),
+                rs.getLong("refused_proof"),
+                rs.getLong("would_refuse_list"),
+                rs.getLong("would_refuse_claims"),
+                sketches ? rs.getBytes("would_refuse_list_sketch") : null,
+                sketches ? rs.getBytes("would_refuse_claims_sketch") : null);
+    }
+
+    /**
+     * What the mirror needs of an event's gate (empty when it has none): its settings and list, whether the event is
+     * retired (then none of it goes into Redis again), and the counts saved (with their sketches, to put back).
+     */
+    Optional<ForMirror> findForMirror(long couponId) {
+        return jdbc.sql("SELECT " + STORED + ", " + COUNTS + ", would_refuse_list_sketch, would_refuse_claims_sketch,"
+                        + " c.retired_at IS NOT NULL AS retired"
+                        + " FROM coupon_gate g JOIN coupon c ON c.id = g.coupon_id WHERE g.coupon_id = ?")
+                .param(couponId)
+                .query((rs, row) -> new ForMirror(stored(rs), rs.getBoolean("retired"), counts(rs, true)))
+                .optional();
+    }
+
+    record ForMirror(Stored stored, boolean retired, GateCounts.Counts saved) {}
+
+    /** The counts saved of an event's gate (without their sketches); zeros when it has none. */
+    public GateCounts.Counts savedCounts(long couponId) {
+        return jdbc.sql("SELECT " + COUNTS + " FROM coupon_gate WHERE coupon_id = ?")
+                .param(couponId)
+                .query((rs, row) -> counts(rs, false))
+                .optional()
+                .orElse(GateCounts.Counts.NONE);
+    }
+
+    /**
+     * Saves the counts Redis holds, keeping the higher of each (a Redis that lost them never lowers a figure). A
+     * sketch replaces the saved one only when its count is not lower: it is then the same members or more. MySQL
+     * assigns left to right, so each sketch is compared before its count is raised.
+     */
+    void saveCounts(long couponId, GateCounts.Counts counts) {
+        jdbc.sql("UPDATE coupon_gate SET refused_list = GREATEST(refused_list, ?),"
+                        + " refused_claims = GREATEST(refused_claims, ?), refused_proof = GREATEST(refused_proof, ?),"
+                        + " would_refuse_list_sketch = IF(? >= would_refuse_list, ?, would_refuse_list_sketch),"
+                        + " would_refuse_list = GREATEST(would_refuse_list, ?),"
+                        + " would_refuse_claims_sketch = IF(? >= would_refuse_claims, ?, would_refuse_claims_sketch),"
+                        + " would_refuse_claims = GREATEST(would_refuse_claims, ?) WHERE coupon_id = ?")
+                .params(
+                        counts.refusedList(),
+                        counts.refusedClaims(),
+                        counts.refusedProof(),
+                        counts.wouldRefuseList(),
+                        counts.listSketch(),
+                        counts.wouldRefuseList(),
+                        counts.wouldRefuseClaims(),
+                        counts.claimsSketch(),
+                        counts.wouldRefuseClaims(),
+                        couponId)
+                .update();
     }
 
     /** Sets the rules (the list's generation and count stay), and raises the coupon's version. */
@@ -96,20 +166,33 @@ public class GateRepository {
         jdbc.sql(sql.toString()).params(params).update();
     }
 
+    /** {@link #switchTo}'s answer when a later upload is the list already. */
+    public static final long OVERTAKEN = -1;
+
+    /** {@link #switchTo}'s answer when the event opened (by MySQL's clock) before the upload ended: nothing replaced. */
+    public static final long OPENED = -2;
+
     /**
-     * Makes the upload the event's list, unless a later upload already did; false then. Returns the list's size.
+     * Makes the upload the event's list, unless a later upload already did ({@link #OVERTAKEN}) or the event is open
+     * now ({@link #OPENED}): the open time is checked again here, in the statement and by MySQL's clock, since an
+     * upload checked against it when it began may end seconds or minutes later. Returns the list's size.
      */
     public long switchTo(long couponId, long generation) {
         long count = jdbc.sql("SELECT COUNT(*) FROM coupon_eligible_member WHERE coupon_id = ? AND generation = ?")
                 .params(couponId, generation)
                 .query(Long.class)
                 .single();
-        int changed = jdbc.sql("UPDATE coupon_gate SET list_generation = ?, list_count = ?"
-                        + " WHERE coupon_id = ? AND list_generation < ?")
+        int changed = jdbc.sql("UPDATE coupon_gate g JOIN coupon c ON c.id = g.coupon_id"
+                        + " SET g.list_generation = ?, g.list_count = ?"
+                        + " WHERE g.coupon_id = ? AND g.list_generation < ? AND c.open_at > NOW(3)")
                 .params(generation, count, couponId, generation)
                 .update();
         if (changed == 0) {
-            return -1;
+            boolean open = jdbc.sql("SELECT open_at <= NOW(3) FROM coupon WHERE id = ?")
+                    .param(couponId)
+                    .query(Boolean.class)
+                    .single();
+            return open ? OPENED : OVERTAKEN;
         }
         bumpVersion(couponId);
         return count;
@@ -120,6 +203,16 @@ public class GateRepository {
         return jdbc.sql("DELETE FROM coupon_eligible_member WHERE coupon_id = ? AND generation <> ? LIMIT ?")
                 .params(couponId, keep, batch)
                 .update();
+    }
+
+    /** Whether the member is on the event's list (the upload {@code generation}). */
+    public boolean isListed(long couponId, long generation, String memberId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_eligible_member WHERE coupon_id = ? AND generation = ?"
+                                + " AND member_id = ?")
+                        .params(couponId, generation, memberId)
+                        .query(Long.class)
+                        .single()
+                > 0;
     }
 
     /** One page of a list, by member id after {@code after}. */

@@ -5,10 +5,12 @@ import com.flashcoupon.contract.WalletChanged;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -22,7 +24,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The transactional outbox's relay: publishes the recorded wallet changes ({@code coupon_wallet_change} rows without
  * {@code published_at}) on {@code coupon.wallet.changed}, oldest first, and marks them published only once Kafka
- * acknowledged them all. The rows are locked while they are sent, so two instances never send one batch side by side
+ * acknowledged them all (exactly the rows sent). The rows are locked while they are sent, so two instances never send one batch side by side
  * and each member's changes reach the topic in order. A crash between the acknowledgement and the mark sends a batch
  * again: at least once, and consumers drop a {@code changeId} they saw.
  */
@@ -39,6 +41,9 @@ class ChangeRelay {
     private final TransactionTemplate transaction;
     private final Counter published;
     private final AtomicLong backlog = new AtomicLong();
+
+    /** Tests only: runs with the ids of a batch Kafka acknowledged, before the batch is marked published. */
+    volatile Consumer<List<Long>> beforeMark = sent -> {};
 
     ChangeRelay(
             JdbcClient jdbc,
@@ -103,9 +108,13 @@ class ChangeRelay {
             } catch (Exception e) {
                 throw new IllegalStateException("Kafka did not acknowledge the wallet changes", e);
             }
-            jdbc.sql("UPDATE coupon_wallet_change SET published_at = NOW(3) WHERE published_at IS NULL AND id BETWEEN ?"
-                            + " AND ?")
-                    .params(changes.getFirst().changeId(), changes.getLast().changeId())
+            List<Long> ids = changes.stream().map(WalletChanged::changeId).toList();
+            beforeMark.accept(ids);
+            // exactly the ids sent, never a range: a change with an id inside it may have committed after the locking
+            // read (its id handed out before it), and it was not sent
+            jdbc.sql("UPDATE coupon_wallet_change SET published_at = NOW(3) WHERE published_at IS NULL AND id IN ("
+                            + String.join(", ", Collections.nCopies(ids.size(), "?")) + ")")
+                    .params(ids)
                     .update();
             return changes.size();
         });

@@ -8,6 +8,7 @@ import com.flashcoupon.api.coupon.MemberRestore;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
+import com.flashcoupon.api.gatestate.GateCounts;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -61,6 +62,7 @@ class EventRetirer {
     private final Counter repairedResults;
     private final MemberRestore restore;
     private final DrawRepository draws;
+    private final GateCounts gateCounts;
 
     /**
      * Events whose Redis had fewer results than MySQL at the last pass, with MySQL's count then (retire thread only):
@@ -79,11 +81,13 @@ class EventRetirer {
             StringRedisTemplate redis,
             MemberRestore restore,
             DrawRepository draws,
+            GateCounts gateCounts,
             ApiProperties properties,
             Clock clock,
             MeterRegistry meters) {
         this.restore = restore;
         this.draws = draws;
+        this.gateCounts = gateCounts;
         this.coupons = coupons;
         this.eventList = eventList;
         this.states = states;
@@ -160,6 +164,10 @@ class EventRetirer {
         if (coupon.retired()) {
             removeKeys(coupon); // retired by an instance that stopped before the keys went
             return;
+        }
+        if ((passes + id) % SETTLED_CHECK_EVERY == 0) {
+            // the gate's counts live in Redis: saved every few passes, so that a Redis loss costs only the last few
+            gateCounts.save(id);
         }
         Instant now = clock.instant();
         Instant due = coupon.settledAt() == null ? null : coupon.settledAt().plus(retention);
@@ -258,10 +266,14 @@ class EventRetirer {
         List<String> keys = new ArrayList<>();
         keys.add(CouponKeys.retired(id));
         keys.addAll(CouponKeys.state(id));
+        // the gate's counts, as Redis has them last: from now on MySQL answers for them (a failure here leaves the keys
+        // for the next pass, which saves again)
+        gateCounts.save(id);
         Long removed = redis.execute(RETIRE, keys, Long.toString(markTtl.toMillis()));
         coupons.markKeysRemoved(id, clock.instant());
         eventList.changed();
         retired.remember(coupon);
+        gateCounts.forget(id);
         log.info("coupon {} retired: {} Redis keys removed; MySQL answers for it from now on", id, removed);
     }
 }

@@ -129,6 +129,28 @@ class GateScriptTest {
         assertThat(stat(id, "refusedList")).isNull();
     }
 
+    /**
+     * The gate decides who may take a place, not who keeps one: a queued member whose claims changed, or who is no
+     * longer on the list, is answered with their place (and counted by no rule); a member without one is refused.
+     */
+    @Test
+    void shouldAnswerAMemberWhoHoldsAPlaceWhateverTheGateSaysNow() {
+        long id = coupon(10, Map.of("elig", "1", "eligN", "2", "claims", "tier\tGOLD\n", "eligMode", "E"));
+        redis.opsForSet().add(CouponKeys.eligible(id), "a", "b");
+        assertThat(admit(id, "a", "\ntier\tGOLD\n", "").outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+
+        assertThat(admit(id, "a", "\ntier\tSILVER\n", ""))
+                .extracting(Admission::outcome, Admission::sequence)
+                .containsExactly(Admission.Outcome.ALREADY_ASKED, 1L);
+        redis.opsForSet().remove(CouponKeys.eligible(id), "a");
+        assertThat(admit(id, "a", "\ntier\tGOLD\n", "").outcome()).isEqualTo(Admission.Outcome.ALREADY_ASKED);
+        assertThat(admit(id, "b", "\ntier\tSILVER\n", ""))
+                .extracting(Admission::outcome, Admission::sequence)
+                .containsExactly(Admission.Outcome.GATE_REFUSED, 2L);
+        assertThat(stat(id, "refusedList")).isNull();
+        assertThat(stat(id, "refusedClaims")).isEqualTo("1");
+    }
+
     @Test
     void shouldAskForAProofOfWorkOfEnoughBitsFromMembersWithoutAPlace() {
         long id = coupon(10, Map.of("human", "POW", "bits", "12"));

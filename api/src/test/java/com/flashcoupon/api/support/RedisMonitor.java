@@ -10,6 +10,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 /**
  * Redis's {@code MONITOR} on a connection of its own: lets a test wait until the api sent a given command, which is
@@ -62,6 +63,26 @@ public final class RedisMonitor implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Hands every command line seen to {@code line} until {@code stop} says so (looked at whenever Redis is quiet for
+     * 100 ms, and after every line): for a test that collects what the api sent while it drives it.
+     */
+    public void forEachLine(Consumer<String> line, BooleanSupplier stop) {
+        while (!stop.getAsBoolean()) {
+            try {
+                String read = lines.readLine();
+                if (read == null) {
+                    return;
+                }
+                line.accept(read);
+            } catch (SocketTimeoutException quiet) {
+                // look at stop again
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
     @Override
