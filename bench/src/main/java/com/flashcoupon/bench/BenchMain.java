@@ -56,7 +56,8 @@ public final class BenchMain {
             new Step(List.of("slow-clients"), new SlowClientsPhase()),
             new Step(List.of("growth", "issuance"), new GrowthAndIssuancePhase()),
             new Step(List.of("estimates"), new EstimatesPhase()),
-            new Step(List.of("draw"), new DrawPhase()));
+            new Step(List.of("draw"), new DrawPhase()),
+            new Step(List.of("stampede"), new StampedePhase()));
 
     private final BenchSettings s;
     private final PrintStream log;

@@ -61,7 +61,8 @@ record BenchSettings(
         Duration timeout,
         long seed,
         int drawEntrants,
-        int drawPlaces) {
+        int drawPlaces,
+        int stampedeMembers) {
 
     static final List<String> ALL_PHASES = List.of(
             "warmup",
@@ -76,7 +77,8 @@ record BenchSettings(
             "growth",
             "issuance",
             "estimates",
-            "draw");
+            "draw",
+            "stampede");
 
     static final List<Flags.Option> OPTIONS = List.of(
             new Flags.Option("api", "COUPON_API_URL", "the api's base URL (default http://127.0.0.1:8080)"),
@@ -137,6 +139,11 @@ record BenchSettings(
             new Flags.Option("timeout", null, "per-request response time-out (30s)"),
             new Flags.Option("seed", null, "random seed of the crowd's order (random)"),
             new Flags.Option("draw-entrants", null, "draw: members in a fair start's window (1000000; quick 100000)"),
+            new Flags.Option(
+                    "stampede-members",
+                    null,
+                    "stampede: clients that meet an overload in the same second, naive then the Java client's (2000;"
+                            + " quick 500)"),
             new Flags.Option("draw-places", null, "draw: coupons of that event, the places (100000; quick 10000)"));
 
     static BenchSettings from(boolean quick, Flags f, Map<String, String> env, Path root) {
@@ -213,7 +220,8 @@ record BenchSettings(
                 f.duration("timeout", Duration.ofSeconds(30)),
                 f.find("seed").map(Long::parseLong).orElseGet(() -> new java.util.Random().nextLong()),
                 f.integer("draw-entrants", quick ? 100_000 : 1_000_000, 1, 10_000_000),
-                f.integer("draw-places", quick ? 10_000 : 100_000, 1, 10_000_000));
+                f.integer("draw-places", quick ? 10_000 : 100_000, 1, 10_000_000),
+                f.integer("stampede-members", quick ? 500 : 2_000, 1, 20_000));
     }
 
     /** Requests of the open model at {@code --open-rate}. */

@@ -54,6 +54,7 @@ final class Report {
         issuance(r);
         estimates(r);
         draw(r);
+        StampedePhase.report(r.stampede, this::line);
         memory(r);
         if (!charts.isEmpty()) {
             line("## Charts");

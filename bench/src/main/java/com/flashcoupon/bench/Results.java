@@ -120,6 +120,9 @@ final class Results {
     /** The phases' spans on the memory chart's time axis: name, start and end in seconds. */
     final List<String[]> phaseSpans = new ArrayList<>();
 
+    /** The stampede phase: the naive clients' run and the Java client's, in that order (empty when it did not run). */
+    final List<StampedePhase.Run> stampede = new ArrayList<>();
+
     void setting(String name, Object value) {
         settings.add(new Setting(name, String.valueOf(value)));
     }

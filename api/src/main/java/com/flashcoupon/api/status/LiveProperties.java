@@ -23,6 +23,9 @@ import org.springframework.validation.annotation.Validated;
  *     final {@code replaced} event
  * @param maxLifetime how long a stream may stay open; it then ends with a final {@code reconnect} event (each stream
  *     at a random moment in the last tenth of it, so a crowd that opened together does not reconnect together)
+ * @param maxCouponsPerStream coupons one stream of {@code GET /api/v1/me/events} may follow
+ * @param pollMin the least interval a status read suggests before the next one ({@code X-Coupon-Poll-After})
+ * @param pollMax the longest interval a status read suggests
  */
 @Validated
 @ConfigurationProperties("coupon.live")
@@ -33,4 +36,7 @@ public record LiveProperties(
         @DefaultValue("32") @Min(4) @Max(1024) int maxBuffered,
         @DefaultValue("20000") @Min(1) int maxStreams,
         @DefaultValue("2") @Min(1) int maxPerMember,
-        @DefaultValue("10m") @NotNull Duration maxLifetime) {}
+        @DefaultValue("10m") @NotNull Duration maxLifetime,
+        @DefaultValue("10") @Min(1) @Max(100) int maxCouponsPerStream,
+        @DefaultValue("2s") @NotNull Duration pollMin,
+        @DefaultValue("30s") @NotNull Duration pollMax) {}

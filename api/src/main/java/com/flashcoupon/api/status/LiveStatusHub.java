@@ -96,26 +96,54 @@ public class LiveStatusHub implements SmartLifecycle {
      * once the status read accepted it, the member's older streams for the coupon beyond their cap are replaced, and
      * the stream ends at its lifetime ({@link LiveStreamCaps}).
      */
-    Flux<ServerSentEvent<Object>> open(long couponId, String memberId, ServerHttpRequest request) {
+    Flux<ServerSentEvent<Object>> open(long couponId, String memberId, ServerHttpRequest request, String lastEventId) {
+        return open(List.of(couponId), memberId, request, lastEventId);
+    }
+
+    /**
+     * One stream that follows several of the member's requests ({@code GET /api/v1/me/events}): each coupon as on a
+     * stream of its own (its place among the instance's streams, its cap per member and coupon, its final event), all
+     * on one connection, which ends once every coupon's stream has ended. The status of every coupon is read before
+     * the first event, so any coupon's 404 (or 429) is the answer to the whole request; the connection's lifetime ends
+     * every coupon still followed with a {@code reconnect} event at the same moment.
+     */
+    Flux<ServerSentEvent<Object>> open(
+            List<Long> couponIds, String memberId, ServerHttpRequest request, String lastEventId) {
+        Map<Long, String> seen = StreamIds.seen(lastEventId);
         return Flux.defer(() -> {
-            var full = caps.tryOpen();
-            if (full != null) {
-                return Flux.error(full);
+            List<LiveStream> streams = new ArrayList<>(couponIds.size());
+            for (long couponId : couponIds) {
+                var full = caps.tryOpen();
+                if (full != null) {
+                    streams.forEach(taken -> caps.closed());
+                    return Flux.error(full);
+                }
+                streams.add(new LiveStream(couponId, memberId, properties.maxBuffered(), caps.nextSerial()));
             }
-            LiveStream stream = new LiveStream(couponId, memberId, properties.maxBuffered(), caps.nextSerial());
-            add(stream);
-            return statuses.track(couponId, memberId, request)
+            streams.forEach(this::add);
+            return Flux.fromIterable(streams)
+                    .concatMap(stream -> statuses.track(stream.couponId, memberId, request))
+                    .collectList()
                     .flatMapMany(tracked -> {
-                        stream.start(tracked, System.nanoTime());
-                        Map<String, Set<LiveStream>> members = coupons.get(couponId);
-                        caps.replaceOlder(members == null ? null : members.get(memberId), stream);
-                        Disposable lifetime = caps.endAtLifetime(stream);
-                        return stream.events().doFinally(signal -> lifetime.dispose());
+                        long now = System.nanoTime();
+                        for (int i = 0; i < streams.size(); i++) {
+                            LiveStream stream = streams.get(i);
+                            stream.start(tracked.get(i), now);
+                            Map<String, Set<LiveStream>> members = coupons.get(stream.couponId);
+                            caps.replaceOlder(members == null ? null : members.get(memberId), stream);
+                        }
+                        Disposable lifetime = caps.endAtLifetime(streams);
+                        Flux<ServerSentEvent<Object>> events = streams.size() == 1
+                                ? streams.getFirst().events()
+                                : Flux.merge(
+                                        streams.stream().map(LiveStream::events).toList());
+                        return StreamIds.withIds(events, Set.copyOf(couponIds), seen)
+                                .doFinally(signal -> lifetime.dispose());
                     })
-                    .doFinally(signal -> {
+                    .doFinally(signal -> streams.forEach(stream -> {
                         remove(stream);
                         caps.closed();
-                    });
+                    }));
         });
     }
 

@@ -28,8 +28,11 @@ final class LiveStream {
     /** The final event of a stream that reached its lifetime: the client opens it again. */
     static final String RECONNECT = "reconnect";
 
-    /** The data of a final {@link #REPLACED} or {@link #RECONNECT} event. */
-    record Ending(String reason, String detail) {}
+    /**
+     * The data of a final {@link #REPLACED} or {@link #RECONNECT} event: {@code couponId} says which coupon's stream
+     * ended, on a stream that follows several.
+     */
+    record Ending(long couponId, String reason, String detail) {}
 
     final long couponId;
     final String memberId;
@@ -161,7 +164,7 @@ final class LiveStream {
      * has ended already.
      */
     synchronized void end(String name, String detail) {
-        finish(ServerSentEvent.<Object>builder(new Ending(name, detail))
+        finish(ServerSentEvent.<Object>builder(new Ending(couponId, name, detail))
                 .event(name)
                 .build());
     }

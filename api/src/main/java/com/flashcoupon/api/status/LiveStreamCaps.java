@@ -94,14 +94,19 @@ class LiveStreamCaps {
         }
     }
 
-    /** Ends the stream with a final {@code reconnect} event once it reached its lifetime; disposed when it ended. */
-    Disposable endAtLifetime(LiveStream stream) {
+    /**
+     * Ends the streams of one connection (one, or one per coupon it follows) with a final {@code reconnect} event each
+     * once the connection reached its lifetime; disposed when it ended.
+     */
+    Disposable endAtLifetime(List<LiveStream> streams) {
         return Mono.delay(lifetime()).subscribe(elapsed -> {
-            if (!stream.ended()) {
-                expired.increment();
-                stream.end(
-                        LiveStream.RECONNECT,
-                        "The stream reached its lifetime; open it again to go on following your request.");
+            for (LiveStream stream : streams) {
+                if (!stream.ended()) {
+                    expired.increment();
+                    stream.end(
+                            LiveStream.RECONNECT,
+                            "The stream reached its lifetime; open it again to go on following your request.");
+                }
             }
         });
     }

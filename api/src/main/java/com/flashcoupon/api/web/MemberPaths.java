@@ -26,12 +26,28 @@ public final class MemberPaths {
     }
 
     /**
-     * Whether the path is the live status stream, {@code /api/v1/coupons/{id}/issue-requests/me/events}, which holds its
-     * exchange for as long as the member watches. Exactly that route: another path that merely ends in {@code events}
-     * (a 404) is an ordinary request.
+     * Whether the path is a live status stream, {@code /api/v1/coupons/{id}/issue-requests/me/events} or the stream of
+     * several coupons, {@code /api/v1/me/events}, which hold their exchange for as long as the member watches. Exactly
+     * those routes: another path that merely ends in {@code events} (a 404) is an ordinary request.
      */
     public static boolean isEventStream(PathContainer path) {
-        return couponRoute(path) == ROUTE.length;
+        return couponRoute(path) == ROUTE.length || isMemberEventStream(path);
+    }
+
+    /** Whether the path is exactly {@code /api/v1/me/events}, as routing sees it. */
+    private static boolean isMemberEventStream(PathContainer path) {
+        String[] expected = {"api", "v1", "me", "events"};
+        int index = 0;
+        for (PathContainer.Element element : path.elements()) {
+            if (element instanceof PathContainer.PathSegment segment
+                    && !segment.valueToMatch().isEmpty()) {
+                if (index >= expected.length || !segment.valueToMatch().equals(expected[index])) {
+                    return false;
+                }
+                index++;
+            }
+        }
+        return index == expected.length;
     }
 
     /**

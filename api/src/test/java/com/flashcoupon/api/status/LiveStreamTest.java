@@ -66,7 +66,7 @@ class LiveStreamTest {
 
             ServerSentEvent<Object> last = readAll(stream).getLast();
             assertThat(last.event()).isEqualTo(ending);
-            assertThat(last.data()).isEqualTo(new LiveStream.Ending(ending, "ends"));
+            assertThat(last.data()).isEqualTo(new LiveStream.Ending(stream.couponId, ending, "ends"));
         }
     }
 

@@ -16,6 +16,7 @@ import com.flashcoupon.api.web.ApiException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpMethod;
 import org.springframework.test.context.bean.override.mockito.MockitoBean;
@@ -25,6 +26,7 @@ import reactor.core.publisher.Mono;
 /** The status resource and its event stream refusing (docs/http-api.md): bad coupon ids, an unknown request. */
 @WebSliceTest
 @Import({StatusController.class, LiveStatusController.class})
+@EnableConfigurationProperties(LiveProperties.class)
 class StatusWebTest extends WebSliceBase {
 
     @MockitoBean
@@ -44,13 +46,14 @@ class StatusWebTest extends WebSliceBase {
     void shouldAnswer400WithoutReachingTheServicesWhenTheCouponIdIsBad(String path) {
         expectProblem(call(HttpMethod.GET, path, Tokens.member("m-1"), null, null), 400, "INVALID_REQUEST");
         verifyNoInteractions(statuses);
-        verify(hub, never()).open(anyLong(), anyString(), any()); // a lifecycle bean: the context itself asks it things
+        verify(hub, never())
+                .open(anyLong(), anyString(), any(), any()); // a lifecycle bean: the context itself asks it things
     }
 
     @Test
     void shouldAnswer404WhenTheMemberNeverAsked() {
         given(statuses.status(anyLong(), anyString(), any())).willReturn(Mono.error(ApiException.requestNotFound(42)));
-        given(hub.open(anyLong(), anyString(), any())).willReturn(Flux.error(ApiException.requestNotFound(42)));
+        given(hub.open(anyLong(), anyString(), any(), any())).willReturn(Flux.error(ApiException.requestNotFound(42)));
 
         expectProblem(
                 call(HttpMethod.GET, "/api/v1/coupons/42/issue-requests/me", Tokens.member("m-1"), null, null),

@@ -20,11 +20,16 @@ public final class MemberStream {
     public volatile boolean completed;
     private final Disposable subscription;
 
-    private MemberStream(int port, long couponId, String memberId) {
+    private MemberStream(int port, String path, String memberId, String lastEventId) {
         this.subscription = WebClient.create("http://127.0.0.1:" + port)
                 .get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me/events", couponId)
+                .uri(path)
                 .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
+                .headers(headers -> {
+                    if (lastEventId != null) {
+                        headers.set("Last-Event-ID", lastEventId);
+                    }
+                })
                 .accept(MediaType.TEXT_EVENT_STREAM)
                 .retrieve()
                 .bodyToFlux(EVENT)
@@ -32,7 +37,12 @@ public final class MemberStream {
     }
 
     public static MemberStream open(int port, long couponId, String memberId) {
-        return new MemberStream(port, couponId, memberId);
+        return open(port, "/api/v1/coupons/" + couponId + "/issue-requests/me/events", memberId, null);
+    }
+
+    /** The stream at {@code path}, resumed from {@code lastEventId} when it is not null. */
+    public static MemberStream open(int port, String path, String memberId, String lastEventId) {
+        return new MemberStream(port, path, memberId, lastEventId);
     }
 
     public boolean started() {

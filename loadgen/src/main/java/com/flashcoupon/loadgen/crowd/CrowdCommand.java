@@ -119,6 +119,12 @@ public final class CrowdCommand {
             CrowdAnswers answers = new CrowdAnswers(plan, json, estimates);
             AtomicLong rateChangedAt = new AtomicLong();
             Thread rateChange = changeRateLater(settings, admin, couponId, rateChangedAt);
+            ViaClient via = settings.viaClient() > 0
+                    ? new ViaClient(runId, settings.viaClient(), minter, settings.api())
+                    : null;
+            if (via != null) {
+                via.start(couponId);
+            }
             LoadResult crowd = http.run(
                     plan.size(),
                     i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]).withProof(proofs[plan.memberAt(i)]),
@@ -144,6 +150,10 @@ public final class CrowdCommand {
                     .await(settings.issuanceTimeout());
             issuing.set(false);
             reads.join();
+            if (via != null) {
+                // the library's members hear their outcome on their streams within moments of issuance's end
+                via.await(Duration.ofSeconds(60));
+            }
             rateChange.interrupt();
             rateChange.join();
 
@@ -192,6 +202,10 @@ public final class CrowdCommand {
                 }
             }
 
+            if (via != null && settings.fairStartSeconds() == 0) {
+                placed.addAll(via.placed());
+                unanswered.addAll(via.unanswered());
+            }
             WalletSnapshot db = null;
             try {
                 db = WalletSnapshot.load(settings.dbUrl(), settings.dbUser(), settings.dbPassword(), couponId);
@@ -206,7 +220,8 @@ public final class CrowdCommand {
             CrowdReport.Issuance issuance = issuance(waited, answers.firstAccepted(), db);
             if (db != null) {
                 Set<String> failed = db.failures().keySet();
-                long failedTold = toldFailed(http, issuePath, failed, placed, memberIds, tokens, notes);
+                long failedTold = toldFailed(http, issuePath, failed, placed, memberIds, tokens, notes)
+                        + (via != null && settings.fairStartSeconds() == 0 ? via.toldFailed(failed) : 0);
                 checks.add(Invariants.walletsWithinStock(
                         db.walletMembers().size(),
                         db.totalQuantity(),
@@ -225,6 +240,9 @@ public final class CrowdCommand {
                 checks.add(Invariants.everyAdmissionEnds(placed, db.walletMembers(), failed, failedTold));
                 checks.add(Invariants.nothingWithoutAdmission(placed, db.walletMembers(), failed, unanswered));
                 checks.add(Invariants.issuanceFollowsAdmission(db.requestSeqs(), settings.batchBound()));
+                if (via != null) {
+                    checks.add(via.check(new HashSet<>(db.walletMembers())));
+                }
                 if (drawn != null) {
                     checks.add(FairStart.verified(drawn, db));
                     notes.add(String.format(
@@ -248,6 +266,9 @@ public final class CrowdCommand {
                     issuance,
                     checks,
                     notes);
+            if (via != null) {
+                via.close();
+            }
             out.print(Summary.format(report));
             out.flush();
             return report.passed() ? PASSED : FAILED;

@@ -31,11 +31,17 @@ record CrowdSettings(
         int rateChangeTo,
         String estimateCsv,
         int fairStartSeconds,
-        int proofOfWorkBits) {
+        int proofOfWorkBits,
+        int viaClient) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
     static final List<Option> OPTIONS = List.of(
+            new Option(
+                    "via-client",
+                    "CROWD_VIA_CLIENT",
+                    "members who claim through the Java client library (flash-coupon-client) with live streams, besides"
+                            + " the crowd, checked against MySQL (default 0)"),
             new Option(
                     "proof-of-work",
                     "CROWD_PROOF_OF_WORK",
@@ -127,7 +133,8 @@ record CrowdSettings(
                 flags.integer("change-rate-to", 0, 0, 100_000),
                 flags.string("estimate-csv", ""),
                 fairStart,
-                flags.integer("proof-of-work", 0, 0, 24));
+                flags.integer("proof-of-work", 0, 0, 24),
+                flags.integer("via-client", 0, 0, 20_000));
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */
@@ -143,7 +150,10 @@ record CrowdSettings(
                         concurrency,
                         seed)
                 + (fairStartSeconds > 0 ? ", a fair start of " + fairStartSeconds + " s" : "")
-                + (proofOfWorkBits > 0 ? ", a proof of work of " + proofOfWorkBits + " bits" : "");
+                + (proofOfWorkBits > 0 ? ", a proof of work of " + proofOfWorkBits + " bits" : "")
+                + (viaClient > 0
+                        ? String.format(Locale.ROOT, ", %,d more members through the Java client", viaClient)
+                        : "");
     }
 
     @Override
