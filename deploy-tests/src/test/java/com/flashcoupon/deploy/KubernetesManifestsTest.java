@@ -267,7 +267,10 @@ class KubernetesManifestsTest {
                 .allSatisfy(alert -> assertThat(alert.getAnnotations()).containsKey("runbook"));
     }
 
-    /** bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 185 us: 11 pods) and its trigger is openAt's. */
+    /**
+     * bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 69 us, the newest report's figure: 5 pods; x 185 us
+     * given on the command line: 11) and its trigger is openAt's.
+     */
     @Test
     void thePlannerSizesASaleAndWritesItsCronTrigger() throws Exception {
         OffsetDateTime openAt =
@@ -288,12 +291,31 @@ class KubernetesManifestsTest {
 
         assertThat(plan.exit()).as(plan.output()).isZero();
         assertThat(plan.output())
-                .containsPattern("api replicas +11 ")
+                .containsPattern("api replicas +5 ")
                 .containsPattern("worker replicas +3 ")
-                .contains("185 us")
+                .contains("69 us: api CPU per admission at saturation, docs/benchmarks/2026-11-26-redeem-repeated/")
                 .contains("start: \"45 11 " + cronDay(openAt.minusMinutes(15)) + " *\"")
                 .contains("end: \"30 12 " + cronDay(openAt.plusMinutes(30)) + " *\"")
-                .contains("desiredReplicas: \"11\"");
+                .contains("desiredReplicas: \"5\"");
+        assertThat(ROOT.resolve("docs/benchmarks/2026-11-26-redeem-repeated/after-2/report.md"))
+                .as("the report bin/plan names for its default")
+                .content(StandardCharsets.UTF_8)
+                .contains("| api | 12,403/s | 1.00 | 69 µs |");
+        Result cautious = run(
+                List.of(
+                        "bash",
+                        "bin/plan",
+                        "--requests-per-second",
+                        "100000",
+                        "--coupons",
+                        "3",
+                        "--issue-rate",
+                        "2000",
+                        "--cpu-per-admission-us",
+                        "185"),
+                ROOT);
+        assertThat(cautious.exit()).as(cautious.output()).isZero();
+        assertThat(cautious.output()).containsPattern("api replicas +11 ").contains("185 us: given with");
         Result missing = run(List.of("bash", "bin/plan", "--coupons", "1"), ROOT);
         assertThat(missing.exit()).isNotZero();
     }
