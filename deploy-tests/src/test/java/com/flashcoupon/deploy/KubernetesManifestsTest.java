@@ -40,6 +40,10 @@ import org.yaml.snakeyaml.Yaml;
 class KubernetesManifestsTest {
 
     static final Path ROOT = root();
+
+    /** The committed report whose api CPU per admission is bin/plan's default figure. */
+    static final String PLAN_REPORT = "docs/benchmarks/2026-11-26-redeem-repeated/after-2";
+
     static final Path KUBERNETES = ROOT.resolve("deploy/kubernetes");
 
     static Stream<String> kustomizations() {
@@ -293,11 +297,11 @@ class KubernetesManifestsTest {
         assertThat(plan.output())
                 .containsPattern("api replicas +5 ")
                 .containsPattern("worker replicas +3 ")
-                .contains("69 us: api CPU per admission at saturation, docs/benchmarks/2026-11-26-redeem-repeated/")
+                .contains("69 us: api CPU per admission at saturation, " + PLAN_REPORT)
                 .contains("start: \"45 11 " + cronDay(openAt.minusMinutes(15)) + " *\"")
                 .contains("end: \"30 12 " + cronDay(openAt.plusMinutes(30)) + " *\"")
                 .contains("desiredReplicas: \"5\"");
-        assertThat(ROOT.resolve("docs/benchmarks/2026-11-26-redeem-repeated/after-2/report.md"))
+        assertThat(ROOT.resolve(PLAN_REPORT).resolve("report.md"))
                 .as("the report bin/plan names for its default")
                 .content(StandardCharsets.UTF_8)
                 .contains("| api | 12,403/s | 1.00 | 69 µs |");
