@@ -10,6 +10,7 @@ import com.nimbusds.jose.JWSHeader;
 import com.nimbusds.jose.crypto.MACSigner;
 import com.nimbusds.jwt.JWTClaimsSet;
 import com.nimbusds.jwt.SignedJWT;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +48,16 @@ final class Stack implements AutoCloseable {
     /** The proof-of-work key every api of these stacks shares, as one deployment's instances must. */
     static final String HUMAN_CHECK_SECRET = "pipeline-human-check-secret-0123456789-0123456789";
 
-    static final String REDIS_URL = env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11");
+    /**
+     * Redis database 11 (or the one {@code COUPON_TEST_PIPELINE_REDIS_URL} names) for the first test JVM; the module
+     * runs two at once (its pom), and the second adds {@link #FORK_DATABASE_STEP}, so that no stack flushes another's.
+     */
+    static final String REDIS_URL = forkDatabase(
+            env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11"), Integer.getInteger("fc.test.fork", 1));
+
+    /** How far apart the forks' Redis databases are: 11 and 13 by default (12 is the client tests'). */
+    static final int FORK_DATABASE_STEP = 2;
+
     static final Set<Long> CRASH_ONCE = ConcurrentHashMap.newKeySet();
 
     final EmbeddedKafkaKraftBroker kafka;
@@ -241,6 +251,18 @@ final class Stack implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The URL with its database number moved by {@link #FORK_DATABASE_STEP} for each fork after the first. */
+    static String forkDatabase(String url, int fork) {
+        URI uri = URI.create(url);
+        String path = uri.getPath();
+        int database = path == null || path.length() <= 1 ? 0 : Integer.parseInt(path.substring(1));
+        int moved = database + FORK_DATABASE_STEP * (fork - 1);
+        if (moved > 15) {
+            throw new IllegalStateException("fork " + fork + " of " + url + " would need Redis database " + moved);
+        }
+        return url.substring(0, url.length() - (path == null ? 0 : path.length())) + "/" + moved;
     }
 
     private static String env(String name, String fallback) {
