@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -55,7 +56,8 @@ public final class CouponClient implements AutoCloseable {
      * ISSUED or FAILED. {@code listener} hears each position, estimate and draw state on the way.
      */
     public CompletableFuture<ClaimResult> claim(long couponId, ClaimListener listener) {
-        return claimAll(List.of(couponId), listener).thenApply(results -> results.get(couponId));
+        CompletableFuture<Map<Long, ClaimResult>> all = claimAll(List.of(couponId), listener);
+        return cancelling(all.thenApply(results -> results.get(couponId)), all);
     }
 
     /**
@@ -68,12 +70,15 @@ public final class CouponClient implements AutoCloseable {
         for (long couponId : couponIds) {
             admissions.add(admit(couponId, listener));
         }
-        return CompletableFuture.allOf(admissions.toArray(CompletableFuture[]::new))
+        List<CompletableFuture<?>> parts = new CopyOnWriteArrayList<>(admissions);
+        CompletableFuture<Map<Long, ClaimResult>> results = CompletableFuture.allOf(
+                        admissions.toArray(CompletableFuture[]::new))
                 .thenCompose(all -> {
                     List<Status> statuses =
                             admissions.stream().map(CompletableFuture::join).toList();
-                    return follow(statuses, listener, null);
+                    return follow(statuses, listener, null, parts);
                 });
+        return cancellingParts(results, parts);
     }
 
     /**
@@ -94,8 +99,10 @@ public final class CouponClient implements AutoCloseable {
             return claim(couponId, listener).thenApply(Optional::of);
         }
         Status waiting = new Status(couponId, "WAITING", null, null, null, null, null);
-        return follow(List.of(waiting), listener, claim.lastEventId())
-                .thenApply(results -> Optional.of(results.get(couponId)));
+        List<CompletableFuture<?>> parts = new CopyOnWriteArrayList<>();
+        CompletableFuture<Map<Long, ClaimResult>> results =
+                cancellingParts(follow(List.of(waiting), listener, claim.lastEventId(), parts), parts);
+        return cancelling(results.thenApply(done -> Optional.of(done.get(couponId))), results);
     }
 
     /** Registers this device's push token for the member ({@code PUT /api/v1/me/devices/{token}}), idempotent. */
@@ -154,7 +161,7 @@ public final class CouponClient implements AutoCloseable {
 
     /** The final ones as they are; the waiting ones followed on one stream. */
     private CompletableFuture<Map<Long, ClaimResult>> follow(
-            List<Status> statuses, ClaimListener listener, String lastEventId) {
+            List<Status> statuses, ClaimListener listener, String lastEventId, List<CompletableFuture<?>> parts) {
         Map<Long, CompletableFuture<ClaimResult>> results = new LinkedHashMap<>();
         List<Long> waiting = new ArrayList<>();
         for (Status status : statuses) {
@@ -167,7 +174,9 @@ public final class CouponClient implements AutoCloseable {
         }
         if (!waiting.isEmpty()) {
             Watch watch = new Watch(http, listener, lastEventId, couponId -> admit(couponId, listener));
-            watch.follow(waiting).forEach(results::put);
+            Map<Long, CompletableFuture<ClaimResult>> followed = watch.follow(waiting);
+            parts.addAll(followed.values());
+            followed.forEach(results::put);
         }
         return CompletableFuture.allOf(results.values().toArray(CompletableFuture[]::new))
                 .thenApply(all -> {
@@ -175,6 +184,33 @@ public final class CouponClient implements AutoCloseable {
                     results.forEach((id, result) -> done.put(id, result.join()));
                     return done;
                 });
+    }
+
+    /**
+     * {@code result}, which cancels {@code source} when the app cancels it: a claim the app gave up on stops asking and
+     * closes its stream (a future made by {@code thenApply} would not tell the one it came from).
+     */
+    private static <T> CompletableFuture<T> cancelling(CompletableFuture<T> result, CompletableFuture<?> source) {
+        result.whenComplete((done, error) -> {
+            if (result.isCancelled()) {
+                source.cancel(false);
+            }
+        });
+        return result;
+    }
+
+    /**
+     * {@code result}, which cancels every part of the claim (its admissions, each coupon's followed outcome, on whose
+     * end the stream closes) when the app cancels it, including parts added after the cancel.
+     */
+    private static <T> CompletableFuture<T> cancellingParts(
+            CompletableFuture<T> result, List<CompletableFuture<?>> parts) {
+        result.whenComplete((done, error) -> {
+            if (result.isCancelled()) {
+                parts.forEach(part -> part.cancel(false));
+            }
+        });
+        return result;
     }
 
     /** Stops the client's own threads (not those of an OkHttpClient the app gave). */

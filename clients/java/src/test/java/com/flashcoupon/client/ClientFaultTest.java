@@ -2,13 +2,17 @@ package com.flashcoupon.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -281,6 +285,70 @@ class ClientFaultTest {
             assertThat(server.requests("GET", "/api/v1/me/events"))
                     .singleElement()
                     .satisfies(seen -> assertThat(seen.query()).isEqualTo("coupons=7,8"));
+        }
+    }
+
+    @Nested
+    class Cancelling {
+
+        private final CountDownLatch opened = new CountDownLatch(1);
+        private final CountDownLatch closed = new CountDownLatch(1);
+
+        /** The stream tells one place, then only heartbeats until the client goes away. */
+        @BeforeEach
+        void streamUntilClosed() {
+            server.on("POST", ISSUE, (exchange, call) -> exchange.json(202, FaultServer.waiting(COUPON, 2)));
+            server.on("GET", EVENTS, (exchange, call) -> {
+                FaultServer.Stream stream = exchange.stream().event("status", "7:w2", FaultServer.waiting(COUPON, 2));
+                opened.countDown();
+                try {
+                    while (true) {
+                        stream.comment();
+                        Thread.sleep(50);
+                    }
+                } catch (IOException | InterruptedException gone) {
+                    closed.countDown();
+                }
+            });
+        }
+
+        @Test
+        void shouldCloseTheStreamWhenTheAppCancelsTheClaim() throws Exception {
+            CompletableFuture<ClaimResult> claim = client.claim(COUPON, updates::add);
+            assertThat(opened.await(60, TimeUnit.SECONDS))
+                    .as("the claim follows the stream")
+                    .isTrue();
+            claim.cancel(false);
+
+            assertThat(closed.await(60, TimeUnit.SECONDS))
+                    .as("the stream is closed once the claim is cancelled")
+                    .isTrue();
+            assertThat(server.requests("GET", EVENTS)).hasSize(1);
+        }
+
+        @Test
+        void shouldCloseTheStreamOfAResumedClaimWhenTheAppCancelsIt() throws Exception {
+            client.close();
+            MemoryClaimStore store = new MemoryClaimStore();
+            store.put(new StoredClaim(COUPON, "WAITING", null, null, "7:w2", System.currentTimeMillis()));
+            client = CouponClient.builder()
+                    .baseUrl(server.url())
+                    .token(() -> "token-1")
+                    .store(store)
+                    .build();
+
+            CompletableFuture<Optional<ClaimResult>> resumed = client.resume(COUPON, updates::add);
+            assertThat(opened.await(60, TimeUnit.SECONDS))
+                    .as("the resumed claim follows the stream")
+                    .isTrue();
+            resumed.cancel(false);
+
+            assertThat(closed.await(60, TimeUnit.SECONDS))
+                    .as("the resumed claim's stream is closed once it is cancelled")
+                    .isTrue();
+            assertThat(server.requests("POST", ISSUE))
+                    .as("a waiting claim is not asked again")
+                    .isEmpty();
         }
     }
 

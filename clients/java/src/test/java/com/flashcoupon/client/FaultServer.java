@@ -149,6 +149,13 @@ final class FaultServer implements AutoCloseable {
             this.out = out;
         }
 
+        /** A comment line, as a heartbeat: fails once the client has gone. */
+        Stream comment() throws IOException {
+            out.write(":\n\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            return this;
+        }
+
         Stream event(String name, String id, String data) throws IOException {
             String text = "event:" + name + "\n" + (id == null ? "" : "id:" + id + "\n") + "data:" + data + "\n\n";
             out.write(text.getBytes(StandardCharsets.UTF_8));
