@@ -49,14 +49,15 @@ final class Stack implements AutoCloseable {
     static final String HUMAN_CHECK_SECRET = "pipeline-human-check-secret-0123456789-0123456789";
 
     /**
-     * Redis database 11 (or the one {@code COUPON_TEST_PIPELINE_REDIS_URL} names) for the first test JVM; the module
-     * runs two at once (its pom), and the second adds {@link #FORK_DATABASE_STEP}, so that no stack flushes another's.
+     * Redis database 11 (or the one {@code COUPON_TEST_PIPELINE_REDIS_URL} names) for the first test JVM. The module runs
+     * two at once (its pom) and surefire numbers the forks of every module Maven runs at once together ({@code -T 2}:
+     * 1 to 3), so each fork number moves the database by its own step, so that no stack flushes another's.
      */
     static final String REDIS_URL = forkDatabase(
             env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11"), Integer.getInteger("fc.test.fork", 1));
 
-    /** How far apart the forks' Redis databases are: 11 and 13 by default (12 is the client tests'). */
-    static final int FORK_DATABASE_STEP = 2;
+    /** Each fork's step from the first's database: 11, 13, 14 and 15 by default (12 is the client tests'). */
+    private static final int[] FORK_DATABASE_STEPS = {0, 2, 3, 4};
 
     static final Set<Long> CRASH_ONCE = ConcurrentHashMap.newKeySet();
 
@@ -253,12 +254,12 @@ final class Stack implements AutoCloseable {
         }
     }
 
-    /** The URL with its database number moved by {@link #FORK_DATABASE_STEP} for each fork after the first. */
+    /** The URL with its database number moved by the fork's step (fork numbers count from 1). */
     static String forkDatabase(String url, int fork) {
         URI uri = URI.create(url);
         String path = uri.getPath();
         int database = path == null || path.length() <= 1 ? 0 : Integer.parseInt(path.substring(1));
-        int moved = database + FORK_DATABASE_STEP * (fork - 1);
+        int moved = database + FORK_DATABASE_STEPS[Math.floorMod(fork - 1, FORK_DATABASE_STEPS.length)];
         if (moved > 15) {
             throw new IllegalStateException("fork " + fork + " of " + url + " would need Redis database " + moved);
         }
