@@ -11,6 +11,10 @@ import java.util.List;
  * A main class run as a process of its own, with this JVM's java binary and class path, so that a test can kill it as
  * {@code kill -9} does ({@link #kill()}: no shutdown hook, no graceful anything) and start it again with the same
  * arguments. Its output goes to a log file under {@code target/faults/}, appended across restarts.
+ *
+ * <p>It does not outlive this JVM: it runs under {@link OrphanGuard}, which ends it (as {@code kill -9} would) when this
+ * JVM's process exits or its end of the child's standard input closes, so a test JVM that is killed, or dies before
+ * its {@code close()}, leaves no app running on the machine.
  */
 final class ChildJvm implements AutoCloseable {
 
@@ -44,6 +48,8 @@ final class ChildJvm implements AutoCloseable {
         classPathFirst.forEach(entry -> classPath.add(entry.toAbsolutePath().toString()));
         classPath.add(System.getProperty("java.class.path"));
         command.add(String.join(File.pathSeparator, classPath));
+        command.add(OrphanGuard.class.getName());
+        command.add(Long.toString(ProcessHandle.current().pid()));
         command.add(mainClass);
         command.addAll(arguments);
     }

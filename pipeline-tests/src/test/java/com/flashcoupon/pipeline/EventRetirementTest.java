@@ -165,7 +165,12 @@ class EventRetirementTest {
     /**
      * 200 small events through admission, issuance and retirement: every key of every event goes, every member's
      * status still answers, and neither the keys in Redis nor the heap (api and worker share this JVM) grow with the
-     * number of past events: the heap after the last 150 events is within a few MB of what it was after the first 50.
+     * number of past events: the heap after the next 150 events is within a few MB of what it was after the first 50.
+     *
+     * <p>The heap is the whole test JVM's, which other work shares (the broker, caches filled once, the JIT), so one
+     * reading can be off by a one-time allocation. A wave whose growth passes the bound is followed by another of 150
+     * (at most {@link #HEAP_WAVES} in all), and the least growth of one wave over the one before is what is asserted:
+     * what past events keep grows with every wave, a one-time allocation does not come back.
      */
     @Test
     @Order(4)
@@ -174,13 +179,23 @@ class EventRetirementTest {
 
         List<Long> first = runEvents("wave1", 50);
         awaitAllRetired(first);
-        await().atMost(Duration.ofSeconds(30)).until(() -> dbSize() <= keysBefore);
-        long heapAfterFirst = Footprint.settledHeap();
+        awaitKeysBackTo(keysBefore);
+        long heapBefore = Footprint.settledHeap();
+        long heapAfterFirst = heapBefore;
 
-        List<Long> second = runEvents("wave2", 150);
-        awaitAllRetired(second);
-        await().atMost(Duration.ofSeconds(30)).until(() -> dbSize() <= keysBefore);
-        long heapAfterSecond = Footprint.settledHeap();
+        List<Long> second = null;
+        long growth = Long.MAX_VALUE;
+        List<Long> growths = new ArrayList<>();
+        for (int wave = 2; wave <= HEAP_WAVES + 1 && growth >= HEAP_GROWTH_BOUND; wave++) {
+            List<Long> ids = runEvents("wave" + wave, 150);
+            second = second == null ? ids : second;
+            awaitAllRetired(ids);
+            awaitKeysBackTo(keysBefore);
+            long heapAfter = Footprint.settledHeap();
+            growths.add(heapAfter - heapBefore);
+            growth = Math.min(growth, heapAfter - heapBefore);
+            heapBefore = heapAfter;
+        }
 
         assertThat(dbSize()).as("keys in the pipeline's Redis database").isLessThanOrEqualTo(keysBefore);
         for (long id : second.subList(0, 20)) {
@@ -192,11 +207,26 @@ class EventRetirementTest {
                     .isEqualTo("ISSUED");
             status(id, "wave2-" + id + "-9").expectStatus().isNotFound();
         }
-        long growth = heapAfterSecond - heapAfterFirst;
         System.out.printf(
-                "heap after 50 events %d MB, after 200 events %d MB (growth %d KB)%n",
-                heapAfterFirst >> 20, heapAfterSecond >> 20, growth >> 10);
-        assertThat(growth).as("heap growth over 150 more past events, bytes").isLessThan(24L << 20);
+                "heap after 50 events %d MB; growth over each wave of 150 more past events %s KB%n",
+                heapAfterFirst >> 20, growths.stream().map(g -> g >> 10).toList());
+        assertThat(growth)
+                .as("heap growth over 150 more past events, bytes (the least of the waves' growths %s)", growths)
+                .isLessThan(HEAP_GROWTH_BOUND);
+    }
+
+    /** What 150 more past events may add to the heap: what a leak of 160 KB per event would pass. */
+    private static final long HEAP_GROWTH_BOUND = 24L << 20;
+
+    /** Waves of 150 events measured at most: one, and more only while each grew the heap past the bound. */
+    private static final int HEAP_WAVES = 3;
+
+    /** The Redis database back to {@code keys} keys or fewer: a retired event's keys are gone, others' expire. */
+    private static void awaitKeysBackTo(long keys) {
+        await("the pipeline's Redis database back to " + keys + " keys or fewer, the events retired")
+                .atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(500))
+                .until(() -> dbSize() <= keys);
     }
 
     /**

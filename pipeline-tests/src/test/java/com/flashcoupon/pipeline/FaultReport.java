@@ -24,7 +24,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 final class FaultReport {
 
     static final Path TABLE = Path.of("target", "fault-suite.md");
-    private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(3);
+    private static final Duration SETTLE_TIMEOUT = Duration.ofMinutes(5);
 
     /** One row of the table. */
     record Row(
@@ -112,7 +112,9 @@ final class FaultReport {
         record(table, row);
 
         assertThat(row.lost())
-                .as("accepted members with neither a wallet nor a failure")
+                .as(
+                        "accepted members with neither a wallet nor a failure, %s after the recovery at most",
+                        SETTLE_TIMEOUT)
                 .isZero();
         assertThat(row.duplicates()).as("members with more than one wallet").isZero();
         assertThat(row.overIssue()).as("wallets beyond the stock").isZero();
@@ -126,7 +128,8 @@ final class FaultReport {
      * anyone WAITING for good).
      */
     static void assertEveryoneTold(String apiUrl, long couponId, Set<String> accepted) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Duration patience = Duration.ofMinutes(3);
+        long deadline = System.nanoTime() + patience.toNanos();
         Map<String, String> notDecided;
         do {
             notDecided = new TreeMap<>(Crowd.statuses(apiUrl, couponId, accepted, 32));
@@ -136,8 +139,10 @@ final class FaultReport {
             }
             Thread.sleep(1_000);
         } while (System.nanoTime() < deadline);
-        throw new AssertionError(notDecided.size() + " accepted members are not told ISSUED or FAILED, e.g. "
-                + notDecided.entrySet().stream().limit(5).toList());
+        throw new AssertionError(
+                notDecided.size() + " accepted members are not told ISSUED or FAILED within " + patience
+                        + ", e.g. "
+                        + notDecided.entrySet().stream().limit(5).toList());
     }
 
     private static Set<String> decided(JdbcClient jdbc, long couponId, Set<String> accepted) {

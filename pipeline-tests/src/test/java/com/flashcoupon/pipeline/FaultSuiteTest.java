@@ -53,6 +53,12 @@ class FaultSuiteTest {
 
     private static final Duration OUTAGE = Duration.ofSeconds(10);
 
+    /** The longest a recovery may take on a busy two-core machine: an app's restart, the draw, issuance resuming. */
+    private static final Duration RECOVERY = Duration.ofMinutes(5);
+
+    /** The longest an app may take to show a fault in its health (its checks time out in seconds). */
+    private static final Duration FAULT_SEEN_WITHIN = Duration.ofMinutes(2);
+
     /** Results a failover loses right after an event settled. */
     private static final int LOST_RESULTS = 100;
 
@@ -117,7 +123,7 @@ class FaultSuiteTest {
 
         long cutAt = stack.walletCount(couponId);
         stack.mysql.cut();
-        Thread.sleep(OUTAGE);
+        outage(stack.worker, OUTAGE, "MySQL cut");
         long duringCut = stack.walletCount(couponId);
         stack.mysql.restore();
         long restoredAt = System.nanoTime();
@@ -138,7 +144,7 @@ class FaultSuiteTest {
         awaitWallets(couponId, 60);
 
         stack.kafka.kill();
-        Thread.sleep(OUTAGE);
+        outage(stack.api, OUTAGE, "Kafka stopped");
         stack.kafka.start();
         long restartedAt = System.nanoTime();
 
@@ -156,7 +162,7 @@ class FaultSuiteTest {
         awaitWallets(couponId, 60);
 
         stack.redis.kill();
-        Thread.sleep(3_000);
+        outage(stack.api, Duration.ofSeconds(3), "Redis killed");
         stack.redis.start();
         long restartedAt = System.nanoTime();
 
@@ -184,7 +190,7 @@ class FaultSuiteTest {
         long restartedAt = System.nanoTime();
         stack.worker.start();
         long readyAt = 0;
-        long deadline = restartedAt + Duration.ofMinutes(2).toNanos();
+        long deadline = restartedAt + RECOVERY.toNanos();
         while (stack.walletCount(couponId) == atKill && System.nanoTime() < deadline) {
             if (readyAt == 0 && stack.ready(stack.worker)) {
                 readyAt = System.nanoTime();
@@ -193,7 +199,7 @@ class FaultSuiteTest {
         }
         long firstWalletAt = System.nanoTime();
         assertThat(stack.walletCount(couponId))
-                .as("issuance resumed after the restart")
+                .as("issuance resumed within %s of the worker's restart (see %s)", RECOVERY, stack.worker.log())
                 .isGreaterThan(atKill);
 
         Set<String> accepted = stack.accepted(couponId, crowd.get());
@@ -226,7 +232,8 @@ class FaultSuiteTest {
         Crowd.Pause pause = new Crowd.Pause(CROWD / 3);
         CompletableFuture<List<Crowd.Answer>> crowd =
                 CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32, pause));
-        await().atMost(Duration.ofMinutes(1))
+        await("the crowd's first third sent")
+                .atMost(Duration.ofMinutes(3))
                 .pollInterval(Duration.ofMillis(20))
                 .until(() -> pause.holding() || crowd.isDone());
         assertThat(pause.holding()).as("the crowd paused before its end").isTrue();
@@ -237,7 +244,7 @@ class FaultSuiteTest {
         List<Crowd.Answer> answers = crowd.get();
         long restartedAt = System.nanoTime();
         stack.api.start();
-        stack.awaitReady(stack.api, Duration.ofMinutes(2));
+        stack.awaitReady(stack.api, RECOVERY);
 
         Set<String> accepted = stack.accepted(couponId, answers);
         FaultReport.settleAndCheck(
@@ -263,16 +270,26 @@ class FaultSuiteTest {
         awaitWallets(couponId, 60);
 
         stack.mysql.cut();
-        Thread.sleep(2_000);
+        long cutAt = System.nanoTime();
+        // killed once the worker has seen the cut, not after a fixed pause that a busy machine may not fill
+        outage(stack.worker, Duration.ZERO, "MySQL cut");
         stack.worker.kill();
-        Thread.sleep(2_000);
         // restarted during the outage, as an orchestrator would, and started again whenever it exits (its migrations
-        // need MySQL; it waits for a connection up to Hikari's 30 s)
+        // need MySQL; it waits for a connection up to Hikari's 30 s); MySQL comes back the outage's time after the cut,
+        // and
+        // not before the restarted worker had 6 s of it
         int starts = 0;
-        long restoreAt = System.nanoTime() + OUTAGE.minusSeconds(4).toNanos();
+        long restoreAt = Math.max(
+                cutAt + OUTAGE.toNanos(),
+                System.nanoTime() + Duration.ofSeconds(6).toNanos());
         long restoredAt = 0;
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        while (System.nanoTime() < deadline) {
+        long deadline = System.nanoTime() + RECOVERY.toNanos();
+        while (true) {
+            assertThat(System.nanoTime() - deadline)
+                    .as(
+                            "the worker ready again within %s of its kill, MySQL back (see %s)",
+                            RECOVERY, stack.worker.log())
+                    .isNegative();
             if (restoredAt == 0 && System.nanoTime() >= restoreAt) {
                 stack.mysql.restore();
                 restoredAt = System.nanoTime();
@@ -409,7 +426,7 @@ class FaultSuiteTest {
         awaitWallets(couponId, 60);
 
         stack.mysql.holdReplies();
-        Thread.sleep(Duration.ofSeconds(8));
+        outage(stack.worker, Duration.ofSeconds(8), "MySQL holding its replies");
         stack.mysql.releaseReplies();
         long releasedAt = System.nanoTime();
 
@@ -443,6 +460,25 @@ class FaultSuiteTest {
         }
     }
 
+    /**
+     * Keeps a fault on for at least {@code atLeast} and until {@code app}'s health shows it (an answer other than 200),
+     * not for a fixed time: on a busy machine a fixed pause could end before the app even tried the backend, and the
+     * scenario would test nothing.
+     */
+    private static void outage(ChildJvm app, Duration atLeast, String fault) throws InterruptedException {
+        long started = System.nanoTime();
+        boolean seen = false;
+        while (!seen || System.nanoTime() - started < atLeast.toNanos()) {
+            seen = seen || !stack.ready(app);
+            assertThat(seen || System.nanoTime() - started < FAULT_SEEN_WITHIN.toNanos())
+                    .as(
+                            "%s shows the fault (%s) in its health within %s (see %s)",
+                            app.name(), fault, FAULT_SEEN_WITHIN, app.log())
+                    .isTrue();
+            Thread.sleep(200);
+        }
+    }
+
     private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
         List<String> members = Crowd.members(prefix, CROWD);
         return CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32));
@@ -468,7 +504,8 @@ class FaultSuiteTest {
 
     /** Waits until {@code countSql} (one parameter: the event's id) counts one row: the draw recorded, the event settled. */
     private static void awaitRow(String countSql, long couponId) {
-        await().atMost(Duration.ofMinutes(2))
+        await("one row of " + countSql + " for coupon " + couponId)
+                .atMost(RECOVERY)
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> stack.jdbc
                                 .sql(countSql)
@@ -479,7 +516,8 @@ class FaultSuiteTest {
     }
 
     private static void awaitWallets(long couponId, long count) {
-        await().atMost(Duration.ofMinutes(1))
+        await(count + " wallets of coupon " + couponId + " (issuance under way before the fault)")
+                .atMost(Duration.ofMinutes(3))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> stack.walletCount(couponId) >= count);
     }

@@ -52,7 +52,8 @@ public record ApiProperties(
      * @param minReplicas replicas an admission must reach before it is answered 202 (Redis {@code WAIT}, shared by every
      *     admission written before it on the connection); 0 answers once the primary has it
      * @param replicaTimeout how long one {@code WAIT} waits for them; short of replicas then, the admission is answered
-     *     503 with an unknown outcome, never 202
+     *     503 with an unknown outcome, never 202; at most half the command time-out ({@code spring.data.redis.timeout}),
+     *     which would otherwise cut the {@code WAIT} before Redis answers it
      */
     public record Redis(
             @DefaultValue("") String clusterNodes,

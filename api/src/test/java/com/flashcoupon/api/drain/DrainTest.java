@@ -3,6 +3,7 @@ package com.flashcoupon.api.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
@@ -21,6 +22,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
@@ -46,6 +48,9 @@ class DrainTest extends ApiTestBase {
 
     @Autowired
     private MeterRegistry meters;
+
+    @Autowired
+    private ApiProperties properties;
 
     @Value("${spring.kafka.bootstrap-servers}")
     private String bootstrapServers;
@@ -183,15 +188,37 @@ class DrainTest extends ApiTestBase {
         SlowAcks.hold();
         try {
             admit(id, 3);
-            await().atMost(Duration.ofSeconds(30)).until(() -> redis.hasKey(CouponKeys.lease(id)));
+            String lease = CouponKeys.lease(id);
+            await().atMost(Duration.ofSeconds(30)).until(() -> redis.hasKey(lease));
+            String owner = redis.opsForValue().get(lease);
+            long firstSeen = System.nanoTime();
+            Duration ttl = properties.drain().leaseTtl();
 
-            // past the lease's time-to-live (5 s), the batch still unacknowledged: another instance tries to take the
-            // coupon
-            Thread.sleep(6_000);
+            // Past the lease's time-to-live, the batch still unacknowledged: another instance tries to take the coupon.
+            // Not after a fixed sleep: once the renewals are seen (the lease's remaining time rose again, twice) and
+            // the
+            // lease is still this instance's later than its time-to-live after it was first seen.
+            long[] remaining = {Long.MAX_VALUE};
+            int[] renewals = {0};
+            await("the lease of coupon " + id + " renewed twice and held past its time-to-live (" + ttl
+                            + ") while the batch waits for Kafka's acknowledgement")
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        long now = redis.getExpire(lease, TimeUnit.MILLISECONDS);
+                        if (now > remaining[0]) {
+                            renewals[0]++;
+                        }
+                        remaining[0] = now;
+                        return renewals[0] >= 2
+                                && System.nanoTime() - firstSeen > ttl.toNanos()
+                                && owner.equals(redis.opsForValue().get(lease));
+                    });
             assertThat(cursor(id))
                     .as("the drainer still waits for the acknowledgement")
                     .isZero();
-            List<?> claim = redis.execute(DrainLease.CLAIM, DrainLease.claimKeys(id), "another-instance", "5000");
+            List<?> claim = redis.execute(
+                    DrainLease.CLAIM, DrainLease.claimKeys(id), "another-instance", Long.toString(ttl.toMillis()));
             assertThat(((Number) claim.get(0)).longValue())
                     .as("the lease was renewed while the batch waited")
                     .isZero();

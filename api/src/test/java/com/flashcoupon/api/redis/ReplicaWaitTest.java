@@ -111,6 +111,41 @@ class ReplicaWaitTest {
     }
 
     /**
+     * A {@code WAIT} is answered by Redis when its own time-out runs out, with the replicas that confirmed; the client's
+     * command time-out ({@code spring.data.redis.timeout}) must not cut it first. When it did (a replica time-out as
+     * long as the command time-out: the WAIT's reply and Lettuce's timer raced), a drain turn failed with a command
+     * time-out instead of counting the queue as unreplicated, gave its lease up and paused, and the unreplicated turns
+     * came seconds apart or not at all. Asked for longer than the command time-out, the wait is bounded below it.
+     */
+    @Test
+    void shouldAnswerAReplicaWaitLongerThanTheCommandTimeOutWithTheReplicasThatConfirmed() throws Exception {
+        try (RedisProcess primary = new RedisProcess();
+                TcpProxy replication = new TcpProxy("127.0.0.1", primary.port());
+                RedisProcess replica =
+                        new RedisProcess("--replicaof", "127.0.0.1", Integer.toString(replication.port()));
+                ConfigurableApplicationContext api = startApi(primary.port(), 1, "1h")) {
+            awaitReplicaLinked(replica);
+            ScriptConnection scripts = api.getBean(ScriptConnection.class);
+            ScriptConnection.Script write = ScriptConnection.Script.of("return redis.call('INCR', KEYS[1])");
+            String key = "{cpn:78}:bounded";
+            scripts.eval(write, new String[] {key}).block(Duration.ofSeconds(5));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> scripts.awaitReplicas(key, 1, 300).block(Duration.ofSeconds(5)) == 1L);
+            replication.holdReplies();
+            scripts.eval(write, new String[] {key}).block(Duration.ofSeconds(5));
+
+            long commandTimeoutMs = api.getEnvironment()
+                    .getRequiredProperty("spring.data.redis.timeout", Duration.class)
+                    .toMillis();
+            assertThat(scripts.awaitReplicas(key, 1, commandTimeoutMs + 1_000)
+                            .block(Duration.ofMillis(commandTimeoutMs + 10_000)))
+                    .as("a WAIT asked for longer than the command time-out answers: no replica has the write")
+                    .isZero();
+            replication.releaseReplies();
+        }
+    }
+
+    /**
      * F18: an admission the replica did not confirm in time is answered 503, not 202: it is not counted as admitted
      * (nor its estimate kept for scoring). Both were once recorded before the replica wait.
      */
@@ -285,7 +320,8 @@ class ReplicaWaitTest {
                         "coupon.redis.min-replicas",
                         Integer.toString(minReplicas),
                         // generous, so that a busy machine's replica answers in time (the stalled admissions wait
-                        // this long for their 503; a drain turn, too, may wait this long before an admission)
+                        // this long for their 503; a drain turn, too, may wait this long before an admission); as
+                        // long as the command time-out (2 s), so a WAIT is sent for half of it (ReplicaWaits.bounded)
                         "coupon.redis.replica-timeout",
                         "2s",
                         "coupon.drain.tick",

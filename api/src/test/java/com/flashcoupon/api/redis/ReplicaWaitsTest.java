@@ -29,6 +29,35 @@ class ReplicaWaitsTest {
 
     private final ReplicaWaits waits = new ReplicaWaits(new SimpleMeterRegistry().counter("waits"));
 
+    /** The command time-out of the stand-in connection. */
+    private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
+    /** The time-outs of the {@code WAIT}s sent, in order. */
+    private final java.util.List<Long> sentTimeouts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * A {@code WAIT} asked for as long as the command time-out, or longer, would be cut by it (ReplicaWaitTest shows it
+     * on a real server): it is sent for at most half of it, and one asked for less is sent as asked.
+     */
+    @Test
+    void shouldSendAWaitForAtMostHalfTheCommandTimeOut() {
+        StatefulRedisConnection<String, String> connection = connection(() -> answered(1));
+
+        assertThat(waits.join(connection, 1, 5_000).toCompletableFuture().join())
+                .isEqualTo(1L);
+        assertThat(waits.join(connection, 1, 2_000).toCompletableFuture().join())
+                .isEqualTo(1L);
+        assertThat(waits.join(connection, 1, 300).toCompletableFuture().join()).isEqualTo(1L);
+
+        assertThat(sentTimeouts).containsExactly(1_000L, 1_000L, 300L);
+        assertThat(ReplicaWaits.bounded(5_000, Duration.ZERO))
+                .as("no command time-out")
+                .isEqualTo(5_000);
+        assertThat(ReplicaWaits.bounded(5_000, Duration.ofMillis(1)))
+                .as("never WAIT 0")
+                .isEqualTo(1);
+    }
+
     @Test
     void shouldAnswerLaterCallersWhenSendingAWaitThrew() {
         StatefulRedisConnection<String, String> connection = connection(
@@ -73,13 +102,14 @@ class ReplicaWaitsTest {
     /** A connection whose successive {@code WAIT}s reply as given (the last one for every later call). */
     @SafeVarargs
     @SuppressWarnings("unchecked")
-    private static StatefulRedisConnection<String, String> connection(Supplier<RedisFuture<Long>>... replies) {
+    private StatefulRedisConnection<String, String> connection(Supplier<RedisFuture<Long>>... replies) {
         Deque<Supplier<RedisFuture<Long>>> next = new ArrayDeque<>(java.util.List.of(replies));
         RedisAsyncCommands<String, String> commands = (RedisAsyncCommands<String, String>) Proxy.newProxyInstance(
                 ReplicaWaitsTest.class.getClassLoader(),
                 new Class<?>[] {RedisAsyncCommands.class},
                 (proxy, method, args) -> {
                     if (method.getName().equals("waitForReplication")) {
+                        sentTimeouts.add((Long) args[1]);
                         return (next.size() > 1 ? next.poll() : next.peek()).get();
                     }
                     throw new UnsupportedOperationException(method.getName());
@@ -90,6 +120,9 @@ class ReplicaWaitsTest {
                 (proxy, method, args) -> {
                     if (method.getName().equals("async")) {
                         return commands;
+                    }
+                    if (method.getName().equals("getTimeout")) {
+                        return COMMAND_TIMEOUT;
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });

@@ -2,6 +2,7 @@ package com.flashcoupon.worker.notify;
 
 import com.flashcoupon.contract.IssueResult;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,7 @@ class Notifier {
     private final PushSender sender;
     private final NotifyProperties properties;
     private final MeterRegistry meters;
+    private final LongSupplier nanoTime;
 
     Notifier(
             DeviceDirectory devices,
@@ -27,11 +29,23 @@ class Notifier {
             PushSender sender,
             NotifyProperties properties,
             MeterRegistry meters) {
+        this(devices, deliveries, sender, properties, meters, System::nanoTime);
+    }
+
+    /** The same, with the clock the push budget is measured on ({@link System#nanoTime()}, or a test's). */
+    Notifier(
+            DeviceDirectory devices,
+            DeliveryLog deliveries,
+            PushSender sender,
+            NotifyProperties properties,
+            MeterRegistry meters,
+            LongSupplier nanoTime) {
         this.devices = devices;
         this.deliveries = deliveries;
         this.sender = sender;
         this.properties = properties;
         this.meters = meters;
+        this.nanoTime = nanoTime;
     }
 
     /**
@@ -43,10 +57,10 @@ class Notifier {
      * is handed back for the unfinished ones.
      */
     void notify(IssueResult result) throws InterruptedException {
-        long started = System.nanoTime();
+        long started = nanoTime.getAsLong();
         PushPendingException unfinished = null;
         for (Device device : devices.devicesOf(result.memberId(), properties.maxDevices())) {
-            if (System.nanoTime() - started >= properties.pushBudget().toNanos()) {
+            if (nanoTime.getAsLong() - started >= properties.pushBudget().toNanos()) {
                 throw new PushPendingException("result " + result.eventId()
                         + " took its whole push budget; its other devices at the redelivery");
             }
