@@ -164,6 +164,44 @@ class KubernetesManifestsTest {
         }
     }
 
+    /**
+     * The api signs each issue request with the record key and the worker writes nothing for a record whose signature
+     * does not hold, so both must have the one key, and neither starts without it outside the local profile: both
+     * take it from the Secret by name.
+     */
+    @Test
+    void theApiAndTheWorkerGetTheRecordSigningKeyFromTheSecret() throws Exception {
+        for (String overlay : List.of(".", "overlays/small-sale", "overlays/large-sale")) {
+            List<Map<String, Object>> objects = render(overlay);
+            Container api = one(objects, Deployment.class, "api")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .getFirst();
+            Container worker = one(objects, StatefulSet.class, "issuer-worker")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .getFirst();
+
+            for (Container container : List.of(api, worker)) {
+                assertThat(container.getEnv())
+                        .as(
+                                "%s, %s: COUPON_RECORD_SIGNING_KEY from the Secret flash-coupon-secrets",
+                                overlay, container.getName())
+                        .anySatisfy(variable -> {
+                            assertThat(variable.getName()).isEqualTo("COUPON_RECORD_SIGNING_KEY");
+                            var secret = variable.getValueFrom().getSecretKeyRef();
+                            assertThat(secret.getName()).isEqualTo("flash-coupon-secrets");
+                            assertThat(secret.getKey()).isEqualTo("COUPON_RECORD_SIGNING_KEY");
+                            assertThat(secret.getOptional()).as("required").isNotEqualTo(Boolean.TRUE);
+                        });
+            }
+        }
+    }
+
     @Test
     void theWorkerKeepsItsStaticMembershipAcrossRestarts() throws Exception {
         List<Map<String, Object>> objects = render(".");

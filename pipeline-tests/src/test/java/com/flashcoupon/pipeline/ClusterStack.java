@@ -81,6 +81,7 @@ final class ClusterStack implements AutoCloseable {
         common.put("logging.level.org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "INFO");
         common.put("coupon.redis.cluster-nodes", redis.nodes());
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrap());
+        common.put("coupon.record.signing-key", Stack.RECORD_SIGNING_KEY);
 
         List<Path> apiClassPathFirst = SWITCH_OFF.equals("lease") ? List.of(leaselessDrainScripts()) : List.of();
         for (int i = 1; i <= 2; i++) {

@@ -83,6 +83,25 @@ class DeploymentFilesTest {
     }
 
     /**
+     * The api signs each issue request with the record key and the worker checks it, so both need the same one, and
+     * outside the local profile neither starts without it: compose asks for it once and gives it to both.
+     */
+    @Test
+    void theApiAndTheWorkerGetTheSameRequiredRecordSigningKey() throws IOException {
+        Pattern required = Pattern.compile("\\$\\{COUPON_RECORD_SIGNING_KEY:?\\?[^}]*\\S[^}]*}");
+        String api = environment(service("api")).getOrDefault("COUPON_RECORD_SIGNING_KEY", "");
+        String worker = environment(service("worker")).getOrDefault("COUPON_RECORD_SIGNING_KEY", "");
+
+        assertThat(api)
+                .as("the api's COUPON_RECORD_SIGNING_KEY must be required with a message"
+                        + " (${COUPON_RECORD_SIGNING_KEY:?...})")
+                .matches(required);
+        assertThat(worker)
+                .as("the worker's COUPON_RECORD_SIGNING_KEY, the api's")
+                .isEqualTo(api);
+    }
+
+    /**
      * Grafana's admin (who can add MySQL as a data source and run SQL, or read every metric), Prometheus (no
      * authentication) and the worker's actuator are for this machine's operators: published on 127.0.0.1 only. The
      * api alone is the service.

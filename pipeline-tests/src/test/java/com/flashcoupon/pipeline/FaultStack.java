@@ -67,6 +67,7 @@ final class FaultStack implements AutoCloseable {
         common.put("spring.datasource.url", proxiedUrl);
         common.put("spring.data.redis.url", redis.url());
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrap());
+        common.put("coupon.record.signing-key", Stack.RECORD_SIGNING_KEY);
 
         apiPort = freePort();
         Map<String, Object> apiSettings = new HashMap<>(common);

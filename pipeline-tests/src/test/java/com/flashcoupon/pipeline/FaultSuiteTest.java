@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -84,9 +86,17 @@ class FaultSuiteTest {
         awaitWallets(couponId, 60);
 
         byte[] notJson = ("not an IssueRequested " + couponId).getBytes(StandardCharsets.UTF_8);
+        // signed as the drainer signs: a record from the api that the worker can never write, not a forged one
+        IssueRequested unknown = new IssueRequested(987654321, "poison-unknown", 1, System.currentTimeMillis());
         byte[] unknownCoupon = ("{\"couponId\":987654321,\"memberId\":\"poison-unknown\",\"sequence\":1,"
-                        + "\"publishedAt\":" + System.currentTimeMillis() + "}")
+                        + "\"publishedAt\":" + unknown.publishedAt() + "}")
                 .getBytes(StandardCharsets.UTF_8);
+        var signedUnknown = new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), unknownCoupon);
+        signedUnknown
+                .headers()
+                .add(
+                        RecordSignature.HEADER,
+                        RecordSignature.of(Stack.RECORD_SIGNING_KEY).sign(unknown));
         try (var producer = new KafkaProducer<String, byte[]>(Map.of(
                 ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.bootstrap(),
                 ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
@@ -94,8 +104,7 @@ class FaultSuiteTest {
             // keyed by the event: on the partition of the crowd's own requests, in their middle
             producer.send(new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), notJson))
                     .get(30, TimeUnit.SECONDS);
-            producer.send(new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), unknownCoupon))
-                    .get(30, TimeUnit.SECONDS);
+            producer.send(signedUnknown).get(30, TimeUnit.SECONDS);
         }
         long injectedAt = System.nanoTime();
 

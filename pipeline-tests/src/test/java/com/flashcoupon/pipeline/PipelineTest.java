@@ -3,19 +3,28 @@ package com.flashcoupon.pipeline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -23,6 +32,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The pipeline end to end through HTTP, Redis, Kafka and MySQL, with each run checked against the five invariants of
@@ -127,6 +137,53 @@ class PipelineTest {
         assertThat(wallets(couponId)).isEqualTo(walletsBefore);
         assertThat(stack.issuedCount(couponId)).isEqualTo(issuedBefore).isEqualTo(300);
         Invariants.check(stack.jdbc, couponId, acceptedMembers(answers), DRAIN_BATCH);
+    }
+
+    /**
+     * Security review N5: whoever could publish to {@code coupon.issue.requested} got wallets written, past the queue,
+     * the gate and the draw. Requests published straight to Kafka, unsigned or signed with the public local key, get
+     * no wallet (nor a failure row), while a member admitted through the api, whose request follows them on the same
+     * partition, is issued.
+     */
+    @Test
+    @Order(4)
+    void shouldWriteNoWalletForARequestPublishedStraightToKafka() throws Exception {
+        long couponId = stack.createCoupon("Forged", 10, 1_000);
+        MeterRegistry workerMeters = stack.worker.getBean(MeterRegistry.class);
+        double forgedBefore = workerMeters.counter("coupon.worker.forged").count();
+        IssueRequested unsigned = new IssueRequested(couponId, "forger-1", 1, System.currentTimeMillis());
+        IssueRequested localKey = new IssueRequested(couponId, "forger-2", 2, System.currentTimeMillis());
+        try (var producer = new KafkaProducer<String, byte[]>(Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.getBrokersAsString(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class,
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class))) {
+            // keyed by the event, as the drainer does: the same partition as the real request below, before it
+            producer.send(new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), json(unsigned)))
+                    .get(30, TimeUnit.SECONDS);
+            var guessed = new ProducerRecord<>(Topics.ISSUE_REQUESTED, Topics.key(couponId), json(localKey));
+            guessed.headers()
+                    .add(
+                            RecordSignature.HEADER,
+                            RecordSignature.fromSetting("", true).sign(localKey));
+            producer.send(guessed).get(30, TimeUnit.SECONDS);
+        }
+
+        List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, List.of("admitted-1"), 0, 1);
+
+        assertThat(Crowd.countByStatus(answers)).containsEntry(202, 1L);
+        awaitAllDecided(couponId, 1);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> workerMeters.counter("coupon.worker.forged").count() - forgedBefore >= 2);
+        assertThat(wallets(couponId)).as("wallets").containsOnlyKeys("admitted-1");
+        assertThat(stack.failureCount(couponId)).as("failure rows").isZero();
+        assertThat(stack.issuedCount(couponId)).isEqualTo(1);
+        assertThat(workerMeters.counter("coupon.worker.forged").count() - forgedBefore)
+                .isEqualTo(2);
+        Invariants.check(stack.jdbc, couponId, Set.of("admitted-1"), DRAIN_BATCH);
+    }
+
+    private static byte[] json(IssueRequested request) {
+        return JsonMapper.builder().build().writeValueAsBytes(request);
     }
 
     private static Set<String> acceptedMembers(List<Crowd.Answer> answers) {

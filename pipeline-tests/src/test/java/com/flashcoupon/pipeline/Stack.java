@@ -48,6 +48,9 @@ final class Stack implements AutoCloseable {
     /** The proof-of-work key every api of these stacks shares, as one deployment's instances must. */
     static final String HUMAN_CHECK_SECRET = "pipeline-human-check-secret-0123456789-0123456789";
 
+    /** The key the apis of these stacks sign issue requests with and their workers check, as one deployment's do. */
+    static final String RECORD_SIGNING_KEY = "pipeline-record-signing-key-0123456789-0123456789";
+
     /**
      * Redis database 11 (or the one {@code COUPON_TEST_PIPELINE_REDIS_URL} names) for the first test JVM. The module runs
      * two at once (its pom) and surefire numbers the forks of every module Maven runs at once together ({@code -T 2}:
@@ -86,6 +89,7 @@ final class Stack implements AutoCloseable {
         common.put("spring.data.redis.url", REDIS_URL);
         common.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
         common.put("server.port", "0");
+        common.put("coupon.record.signing-key", RECORD_SIGNING_KEY);
 
         workerSettings = new HashMap<>(common);
         workerSettings.put("spring.main.web-application-type", "servlet");

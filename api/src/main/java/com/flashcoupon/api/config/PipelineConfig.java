@@ -1,11 +1,14 @@
 package com.flashcoupon.api.config;
 
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.contract.TopicsLeftAlone;
 import java.time.Clock;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.kafka.config.TopicBuilder;
 
 /**
@@ -39,6 +42,17 @@ class PipelineConfig {
                 .replicas(kafka.replicationFactor())
                 .configs(Topics.configs(kafka.replicationFactor()))
                 .build();
+    }
+
+    /**
+     * The key the drainer signs each issue request with, shared with the worker ({@link RecordSignature}): outside the
+     * local profile a missing key, or the public local one, stops the api at start, rather than an api whose every
+     * record the worker dead-letters.
+     */
+    @Bean
+    RecordSignature recordSignature(
+            @Value("${coupon.record.signing-key:}") String signingKey, Environment environment) {
+        return RecordSignature.fromSetting(signingKey, environment.matchesProfiles("local"));
     }
 
     @Bean

@@ -2,6 +2,7 @@ package com.flashcoupon.api.drain;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -14,6 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.ZSetOperations.TypedTuple;
@@ -22,7 +24,8 @@ import org.springframework.kafka.core.KafkaTemplate;
 /**
  * Publishes one batch of a coupon's queue to Kafka, at least once: the cursor advances only after the broker
  * acknowledged the whole batch, so a crash in between publishes the batch again and the worker's unique key turns the
- * repeat into a no-op. The published mark goes to MySQL off this thread ({@link DrainLedger}).
+ * repeat into a no-op. The published mark goes to MySQL off this thread ({@link DrainLedger}). Each record carries
+ * its signature ({@link RecordSignature}), without which the worker writes nothing for it.
  */
 final class BatchPublisher {
 
@@ -31,6 +34,7 @@ final class BatchPublisher {
 
     private final StringRedisTemplate redis;
     private final KafkaTemplate<String, Object> kafka;
+    private final RecordSignature signature;
     private final DrainLease lease;
     private final DrainLedger ledger;
     private final ObjectProvider<PublishHook> hooks;
@@ -41,6 +45,7 @@ final class BatchPublisher {
     BatchPublisher(
             StringRedisTemplate redis,
             KafkaTemplate<String, Object> kafka,
+            RecordSignature signature,
             DrainLease lease,
             DrainLedger ledger,
             ObjectProvider<PublishHook> hooks,
@@ -49,6 +54,7 @@ final class BatchPublisher {
             MeterRegistry meters) {
         this.redis = redis;
         this.kafka = kafka;
+        this.signature = signature;
         this.lease = lease;
         this.ledger = ledger;
         this.hooks = hooks;
@@ -78,7 +84,10 @@ final class BatchPublisher {
         for (TypedTuple<String> entry : entries) {
             var request = new IssueRequested(
                     couponId, entry.getValue(), entry.getScore().longValue(), now);
-            acks.add(kafka.send(Topics.ISSUE_REQUESTED, Topics.key(couponId), request));
+            var record = new ProducerRecord<String, Object>(Topics.ISSUE_REQUESTED, Topics.key(couponId), request);
+            // the worker writes nothing for a record whose signature does not hold (anyone may reach the topic)
+            record.headers().add(RecordSignature.HEADER, signature.sign(request));
+            acks.add(kafka.send(record));
             last = entry.getValue();
         }
         awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));

@@ -8,6 +8,7 @@ import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.status.IssuePace;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Clock;
@@ -52,6 +53,7 @@ class Drainer implements DisposableBean {
             StringRedisTemplate redis,
             ScriptConnection scripts,
             KafkaTemplate<String, Object> kafka,
+            RecordSignature signature,
             CouponRepository coupons,
             EventList eventList,
             ApiProperties properties,
@@ -71,7 +73,8 @@ class Drainer implements DisposableBean {
                 meters);
         this.rates = new DrainRates(redis, settings, pace, meters);
         this.ledger = new DrainLedger(coupons, eventList, settings.tick(), meters);
-        this.publisher = new BatchPublisher(redis, kafka, lease, ledger, hooks, clock, settings.leaseTtl(), meters);
+        this.publisher =
+                new BatchPublisher(redis, kafka, signature, lease, ledger, hooks, clock, settings.leaseTtl(), meters);
         this.outage = new OutageLog(log, "draining");
     }
 

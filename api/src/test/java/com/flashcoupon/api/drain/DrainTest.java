@@ -1,6 +1,7 @@
 package com.flashcoupon.api.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.config.ApiProperties;
@@ -14,6 +15,7 @@ import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.api.support.TopicRecords;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.sql.Connection;
@@ -54,6 +56,9 @@ class DrainTest extends ApiTestBase {
 
     @Value("${spring.kafka.bootstrap-servers}")
     private String bootstrapServers;
+
+    @Value("${coupon.record.signing-key}")
+    private String signingKey;
 
     @BeforeEach
     void subscribe() {
@@ -103,6 +108,42 @@ class DrainTest extends ApiTestBase {
                         .query(Integer.class)
                         .single())
                 .isEqualTo(50);
+    }
+
+    /** Each record carries its signature under the key shared with the worker, and a signature holds for it alone. */
+    @Test
+    void shouldSignEveryPublishedRequestWithTheSharedKey() {
+        long id = createCoupon(5, 1_000);
+        admit(id, 5);
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        records.records(request -> request.couponId() == id).size() >= 5);
+
+        var shared = RecordSignature.of(signingKey);
+        var other = RecordSignature.of("a-key-the-worker-does-not-have-0123456789");
+        var published = records.records(request -> request.couponId() == id);
+        assertThat(published).hasSize(5).allSatisfy(record -> {
+            assertThat(shared.verify(record.value(), record.signature()))
+                    .as("signed with the shared key")
+                    .isTrue();
+            assertThat(other.verify(record.value(), record.signature())).isFalse();
+        });
+        var first = published.get(0);
+        var second = published.get(1);
+        assertThat(shared.verify(second.value(), first.signature()))
+                .as("one record's signature on another")
+                .isFalse();
+    }
+
+    /** Outside the local profile a drainer without the shared key, or with the public local one, does not start. */
+    @Test
+    void shouldRefuseToStartWithoutARecordSigningKeyOutsideTheLocalProfile() {
+        assertThatThrownBy(() -> ApiInstance.start(bootstrapServers, Map.of("coupon.record.signing-key", "")))
+                .hasStackTraceContaining("COUPON_RECORD_SIGNING_KEY");
+        assertThatThrownBy(() -> ApiInstance.start(
+                        bootstrapServers, Map.of("coupon.record.signing-key", RecordSignature.LOCAL_KEY)))
+                .hasStackTraceContaining("COUPON_RECORD_SIGNING_KEY");
     }
 
     /**

@@ -1,6 +1,7 @@
 package com.flashcoupon.api.support;
 
 import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import java.time.Duration;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,7 +24,10 @@ public final class TopicRecords<T> implements AutoCloseable {
     private final KafkaConsumer<String, String> consumer;
     private final Class<T> type;
     private final JsonMapper json = JsonMapper.builder().build();
-    private final List<T> seen = new CopyOnWriteArrayList<>();
+    private final List<Seen<T>> seen = new CopyOnWriteArrayList<>();
+
+    /** A record's value and the value of its {@code fc-sig} header (null when it has none). */
+    public record Seen<T>(T value, byte[] signature) {}
 
     /** @param bootstrapServers the broker of the app under test (not the global embedded-broker property) */
     public TopicRecords(String bootstrapServers, String topic, Class<T> type) {
@@ -51,8 +56,16 @@ public final class TopicRecords<T> implements AutoCloseable {
 
     /** Polls once more and returns every record seen so far that matches, in partition order. */
     public List<T> matching(Predicate<T> which) {
-        consumer.poll(Duration.ofMillis(300)).forEach(record -> seen.add(json.readValue(record.value(), type)));
-        return seen.stream().filter(which).toList();
+        return records(which).stream().map(Seen::value).toList();
+    }
+
+    /** As {@link #matching}, each value with its record's signature header. */
+    public List<Seen<T>> records(Predicate<T> which) {
+        consumer.poll(Duration.ofMillis(300)).forEach(record -> {
+            Header signature = record.headers().lastHeader(RecordSignature.HEADER);
+            seen.add(new Seen<>(json.readValue(record.value(), type), signature == null ? null : signature.value()));
+        });
+        return seen.stream().filter(record -> which.test(record.value())).toList();
     }
 
     @Override

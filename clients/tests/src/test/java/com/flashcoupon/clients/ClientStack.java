@@ -63,6 +63,8 @@ final class ClientStack implements AutoCloseable {
         common.put("spring.data.redis.url", REDIS_URL);
         common.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
         common.put("server.port", "0");
+        // outside the local profile both apps need the key the api signs issue requests with and the worker checks
+        common.put("coupon.record.signing-key", "client-tests-record-signing-key-0123456789");
         Map<String, Object> workerSettings = new HashMap<>(common);
         workerSettings.put("spring.main.web-application-type", "servlet");
         worker = new SpringApplicationBuilder(IssuerWorkerApplication.class).run(arguments(workerSettings));

@@ -1,6 +1,7 @@
 package com.flashcoupon.worker.issue;
 
 import com.flashcoupon.contract.IssueResult;
+import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.worker.config.WorkerProperties;
 import java.util.HashMap;
@@ -9,10 +10,12 @@ import org.apache.commons.lang3.exception.ExceptionUtils;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.kafka.autoconfigure.ConcurrentKafkaListenerContainerFactoryConfigurer;
 import org.springframework.boot.kafka.autoconfigure.DefaultKafkaConsumerFactoryCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.kafka.KafkaException;
 import org.springframework.kafka.config.ConcurrentKafkaListenerContainerFactory;
 import org.springframework.kafka.core.ConsumerFactory;
@@ -70,6 +73,17 @@ class IssueKafkaConfig {
         return factory;
     }
 
+    /**
+     * The key(s) a requested record's signature must hold under, shared with the api ({@link RecordSignature}):
+     * outside the local profile a missing key, or the public local one, stops the worker at start, rather than a
+     * worker that either dead-letters every record or writes whatever anyone publishes.
+     */
+    @Bean
+    RecordSignature recordSignature(
+            @Value("${coupon.record.signing-key:}") String signingKey, Environment environment) {
+        return RecordSignature.fromSetting(signingKey, environment.matchesProfiles("local"));
+    }
+
     @Bean
     KafkaTemplate<String, IssueResult> issueResultTemplate(ProducerFactory<String, IssueResult> producerFactory) {
         return new KafkaTemplate<>(producerFactory);
@@ -97,7 +111,7 @@ class IssueKafkaConfig {
 
     /**
      * The one error handler. {@link PoisonRecordException}: the records before it are committed, it is retried
-     * {@code poison-attempts} times, then recovered (dead-lettered), at once for a coupon with no row; unreadable bytes are not retried at all (Spring
+     * {@code poison-attempts} times, then recovered (dead-lettered), at once for a coupon with no row or a forged record; unreadable bytes are not retried at all (Spring
      * Kafka classifies {@code DeserializationException} as not retryable). {@link RetryBatchException}: the whole
      * batch is redelivered with a capped exponential back-off that never ends, so an outage never dead-letters; it is
      * classified retryable explicitly, so that a cause Spring Kafka deems fatal (a ClassCastException from a bug)
@@ -116,9 +130,11 @@ class IssueKafkaConfig {
         // a coupon whose row is missing stays missing: its records are dead-lettered at once, not after the poison
         // retries (each once cost about a second, serially, to every other coupon of the partition)
         BackOff never = new FixedBackOff(0, 0);
-        handler.setBackOffFunction((record, failure) -> causedBy(failure, UnknownCouponException.class)
-                ? never
-                : causedBy(failure, PoisonRecordException.class) ? bounded : untilItWorks);
+        // nor does a forged record gain a signature by waiting
+        handler.setBackOffFunction((record, failure) ->
+                causedBy(failure, UnknownCouponException.class) || ForgedRecordException.in(failure)
+                        ? never
+                        : causedBy(failure, PoisonRecordException.class) ? bounded : untilItWorks);
         return handler;
     }
 

@@ -16,6 +16,7 @@ class IssueMetrics {
     private final Counter issued;
     private final Counter deadLettered;
     private final Counter poison;
+    private final Counter forged;
     private final DistributionSummary batchSize;
     private final Timer writeLatency;
     private final Timer throttleWait;
@@ -30,6 +31,10 @@ class IssueMetrics {
                 .register(registry);
         this.poison = Counter.builder("coupon.worker.poison")
                 .description("Deliveries of records that can never be written (each retry counts)")
+                .register(registry);
+        this.forged = Counter.builder("coupon.worker.forged")
+                .description("Requested records dead-lettered without a write because their signature is missing or"
+                        + " does not hold (not published by the api)")
                 .register(registry);
         this.batchSize = DistributionSummary.builder("coupon.worker.batch.size")
                 .description("Records per polled batch")
@@ -66,6 +71,10 @@ class IssueMetrics {
 
     void poisonDelivered() {
         poison.increment();
+    }
+
+    void forged() {
+        forged.increment();
     }
 
     void deadLettered() {

@@ -2,11 +2,13 @@ package com.flashcoupon.worker.issue;
 
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.IssueResult;
+import com.flashcoupon.contract.RecordSignature;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.log.LogAccessor;
@@ -19,7 +21,7 @@ import org.springframework.stereotype.Service;
  * Redis, publish one result per record and wait for the acks. Only then does it return, so the container commits the
  * offsets last; a replayed batch writes nothing new and re-emits the same results.
  *
- * <p>A record that can never be written ends the batch early: the records before it are completed, then a
+ * <p>A record that can never be written (unreadable, not signed by the api, invalid) ends the batch early: the records before it are completed, then a
  * {@link PoisonRecordException} names its index. Any other failure is a {@link RetryBatchException}.
  */
 @Service
@@ -33,18 +35,21 @@ class IssueService {
     private final ResultPublisher publisher;
     private final IssueMetrics metrics;
     private final WriteThrottle throttle;
+    private final RecordSignature signature;
 
     IssueService(
             CouponIssuer issuer,
             ResultStore store,
             ResultPublisher publisher,
             IssueMetrics metrics,
-            WriteThrottle throttle) {
+            WriteThrottle throttle,
+            RecordSignature signature) {
         this.issuer = issuer;
         this.store = store;
         this.publisher = publisher;
         this.metrics = metrics;
         this.throttle = throttle;
+        this.signature = signature;
     }
 
     void issue(List<ConsumerRecord<String, IssueRequested>> records) {
@@ -100,8 +105,11 @@ class IssueService {
         return results;
     }
 
-    /** The first record that cannot even be read (bytes, fields), or null. */
-    private static PoisonRecordException firstUnreadable(List<ConsumerRecord<String, IssueRequested>> records) {
+    /**
+     * The first record that cannot even be read (bytes), is not signed by the api ({@link RecordSignature}: checked
+     * before anything else is, so nothing of a forged record is ever written) or has invalid fields; or null.
+     */
+    private PoisonRecordException firstUnreadable(List<ConsumerRecord<String, IssueRequested>> records) {
         for (int i = 0; i < records.size(); i++) {
             ConsumerRecord<String, IssueRequested> record = records.get(i);
             if (record.value() == null) {
@@ -109,6 +117,13 @@ class IssueService {
                         record, SerializationUtils.VALUE_DESERIALIZER_EXCEPTION_HEADER, HEADER_LOG);
                 Throwable cause = failure != null ? failure : new UnprocessableRecordException("record has no value");
                 return new PoisonRecordException("unreadable record: " + cause.getMessage(), cause, i);
+            }
+            Header signed = record.headers().lastHeader(RecordSignature.HEADER);
+            if (!signature.verify(record.value(), signed == null ? null : signed.value())) {
+                String why =
+                        signed == null ? "no " + RecordSignature.HEADER + " header" : "its signature does not hold";
+                return new PoisonRecordException(
+                        "forged record, not written: " + why, new ForgedRecordException(why), i);
             }
             var problem = RequestRules.problem(record.value());
             if (problem.isPresent()) {

@@ -22,6 +22,10 @@ import org.springframework.kafka.listener.DeadLetterPublishingRecoverer;
  * record's offset is committed, so a failure to record (MySQL down) throws, the record is retried and recovered again;
  * a second consumer group on the DLT would need its own retries and could lag or lose the outcome. Every step is
  * idempotent (INSERT IGNORE, HSETNX, one event id), so a retried recovery repeats nothing but the events.
+ *
+ * <p>A forged record ({@link ForgedRecordException}: its signature is missing or does not hold) only goes to the
+ * dead-letter topic, counted in {@code coupon.worker.forged}: no failure row, counter, status or event, since the
+ * member it names asked for nothing.
  */
 class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
 
@@ -48,6 +52,20 @@ class UnprocessableRecoverer implements ConsumerAwareRecordRecoverer {
 
     @Override
     public void accept(ConsumerRecord<?, ?> record, @Nullable Consumer<?, ?> consumer, @Nullable Exception exception) {
+        if (ForgedRecordException.in(exception)) {
+            // not the drainer's: nothing is written, and nobody is told anything (the member it names asked nothing)
+            deadLetters.accept(record, consumer, exception);
+            metrics.deadLettered();
+            metrics.forged();
+            log.warn(
+                    "Dead-lettered forged record {}-{}@{} (key {}), nothing written: {}",
+                    record.topic(),
+                    record.partition(),
+                    record.offset(),
+                    record.key(),
+                    rootMessage(exception));
+            return;
+        }
         if (record.value() instanceof IssueRequested request && RequestRules.readable(request)) {
             var written = issuer.failUnprocessable(request);
             Decision decision = written.orElseGet(() -> Decision.failed(

@@ -1,7 +1,6 @@
 package com.flashcoupon.worker.issue;
 
 import static com.flashcoupon.worker.support.Pipeline.requests;
-import static com.flashcoupon.worker.support.RequestPublisher.json;
 import static com.flashcoupon.worker.support.RequestPublisher.record;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,7 +37,7 @@ class PoisonRecordTest extends PipelineTestSupport {
             long unknown = id + 1_000_000;
             List<IssueRequested> good = requests(id, 1, 3);
             byte[] junk = "{\"couponId\": 1, not json".getBytes(StandardCharsets.UTF_8);
-            byte[] unknownCoupon = json(new IssueRequested(unknown, "m-x", 1, 0));
+            IssueRequested unknownCoupon = new IssueRequested(unknown, "m-x", 1, 0);
 
             pipeline.publisher()
                     .sendRecords(List.of(
@@ -84,9 +83,9 @@ class PoisonRecordTest extends PipelineTestSupport {
             pipeline.publisher()
                     .sendRecords(List.of(
                             record(good.get(0)),
-                            record(id, json(new IssueRequested(missing, "m-a", 1, 0))),
-                            record(id, json(new IssueRequested(missing, "m-b", 2, 0))),
-                            record(id, json(new IssueRequested(missing, "m-c", 3, 0))),
+                            record(id, new IssueRequested(missing, "m-a", 1, 0)),
+                            record(id, new IssueRequested(missing, "m-b", 2, 0)),
+                            record(id, new IssueRequested(missing, "m-c", 3, 0)),
                             record(good.get(1))));
 
             await().atMost(PATIENCE).untilAsserted(() -> {

@@ -12,7 +12,7 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
 /**
  * A full worker against the real services: MariaDB (a throw-away {@link TestDatabase}), Redis database 9
  * ({@link TestRedis}) and an in-process KRaft broker. Retries are short so that poison records reach the dead-letter
- * topic quickly. Test classes get it, and the database, by extending {@link PipelineTestSupport}.
+ * topic quickly. Requests are signed with {@link RequestPublisher#SIGNING_KEY}. Test classes get it, and the database, by extending {@link PipelineTestSupport}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -23,7 +23,8 @@ import org.springframework.kafka.test.context.EmbeddedKafka;
             "coupon.worker.retry.poison-attempts=2",
             "coupon.worker.retry.poison-interval=100ms",
             "coupon.worker.retry.transient-initial-interval=100ms",
-            "coupon.worker.retry.transient-max-interval=1s"
+            "coupon.worker.retry.transient-max-interval=1s",
+            "coupon.record.signing-key=" + RequestPublisher.SIGNING_KEY
         })
 @EmbeddedKafka
 @Import(Pipeline.class)
