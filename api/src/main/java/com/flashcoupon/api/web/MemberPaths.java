@@ -26,6 +26,22 @@ public final class MemberPaths {
     }
 
     /**
+     * Whether the path is one of the private plane's, under {@code /admin} or {@code /internal} (the operators' and the
+     * order service's), as routing sees it ({@link #isMemberApi} reads it the same way): with a private port set, they
+     * answer only there (com.flashcoupon.api.plane).
+     */
+    public static boolean isPrivatePlane(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && (first.equals("admin") || first.equals("internal"));
+    }
+
+    /** Whether the path is under {@code /actuator}, as routing sees it. */
+    public static boolean isActuator(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && first.equals("actuator");
+    }
+
+    /**
      * Whether the path is a live status stream, {@code /api/v1/coupons/{id}/issue-requests/me/events} or the stream of
      * several coupons, {@code /api/v1/me/events}, which hold their exchange for as long as the member watches. Exactly
      * those routes: another path that merely ends in {@code events} (a 404) is an ordinary request.
