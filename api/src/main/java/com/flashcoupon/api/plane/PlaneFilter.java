@@ -21,8 +21,8 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * With a private port: {@code /admin/**} and {@code /internal/**} answer only on it, member paths only on the public
- * port, the actuator only on its management port. Elsewhere a path answers 404 {@code NOT_FOUND}, byte for byte the
+ * With a private port: {@code /internal/**} answers only on it, and so does {@code /admin/**} unless the operators have
+ * a port of their own; member paths only on the public port, the actuator only on its management port. Elsewhere a path answers 404 {@code NOT_FOUND}, byte for byte the
  * answer of a path the api does not serve, written by the same encoder: the public port does not tell that the others'
  * paths exist. Before security, so that no token is read, charged or refused there. The paths are read as routing
  * reads them ({@link MemberPaths}): {@code /%61dmin/...} is {@code /admin/...}.
@@ -54,13 +54,7 @@ final class PlaneFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         ServerHttpRequest request = exchange.getRequest();
-        if (plane.receivedOnManagement(request.getLocalAddress())) {
-            return chain.filter(exchange); // the management server serves the actuator alone
-        }
-        PathContainer path = request.getPath().pathWithinApplication();
-        boolean privatePath = MemberPaths.isPrivatePlane(path);
-        boolean actuator = MemberPaths.isActuator(path);
-        if (!actuator && privatePath == plane.received(request.getLocalAddress())) {
+        if (answers(plane.received(request.getLocalAddress()), request.getPath().pathWithinApplication())) {
             return chain.filter(exchange);
         }
         // as Spring answers a path no route serves (ProblemHandler, with the path as instance)
@@ -70,6 +64,17 @@ final class PlaneFilter implements WebFilter, Ordered {
                 .contentType(MediaType.APPLICATION_PROBLEM_JSON)
                 .bodyValue(problem)
                 .flatMap(response -> response.writeTo(exchange, codecs));
+    }
+
+    /** Which paths a port answers. */
+    private boolean answers(PrivatePlane.Port port, PathContainer path) {
+        return switch (port) {
+            case MANAGEMENT -> true; // the management server serves the actuator alone
+            case ADMIN -> MemberPaths.isAdmin(path);
+            case PRIVATE -> MemberPaths.isInternalApi(path) || (!plane.adminApart() && MemberPaths.isAdmin(path));
+            case PUBLIC ->
+                !MemberPaths.isAdmin(path) && !MemberPaths.isInternalApi(path) && !MemberPaths.isActuator(path);
+        };
     }
 
     @Override

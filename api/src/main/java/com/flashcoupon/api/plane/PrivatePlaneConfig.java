@@ -27,6 +27,8 @@ class PrivatePlaneConfig {
 
     static final String PORT = "coupon.private-plane.port";
 
+    static final String ADMIN_PORT = "coupon.private-plane.admin-port";
+
     @Bean
     PrivatePlane privatePlane(
             PrivatePlaneProperties properties,
@@ -37,7 +39,15 @@ class PrivatePlaneConfig {
             ObjectProvider<WebServerFactoryCustomizer<?>> factoryCustomizers) {
         int port = Objects.requireNonNull(properties.port(), PORT);
         check(port, environment);
-        return new PrivatePlane(port, handler, resources, serverCustomizers, factoryCustomizers);
+        if (properties.adminPort() != null) {
+            check(properties.adminPort(), environment);
+            if (properties.adminPort() != 0 && properties.adminPort() == port) {
+                throw new IllegalStateException(
+                        "COUPON_ADMIN_PORT must differ from COUPON_PRIVATE_PORT (" + port + ")");
+            }
+        }
+        return new PrivatePlane(
+                port, properties.adminPort(), handler, resources, serverCustomizers, factoryCustomizers);
     }
 
     @Bean
@@ -58,7 +68,7 @@ class PrivatePlaneConfig {
         Integer server = environment.getProperty("server.port", Integer.class, 8080);
         Integer management = environment.getProperty("management.server.port", Integer.class);
         if (privatePort != 0 && (privatePort == server || Objects.equals(privatePort, management))) {
-            throw new IllegalStateException("COUPON_PRIVATE_PORT (" + PORT + ") is " + privatePort
+            throw new IllegalStateException("A private plane's port (" + PORT + ") is " + privatePort
                     + ": it must differ from the api's port (" + server + ") and the management port (" + management
                     + ")");
         }
@@ -68,6 +78,11 @@ class PrivatePlaneConfig {
 
         @Override
         public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            if (StringUtils.hasText(context.getEnvironment().getProperty(ADMIN_PORT))
+                    && !StringUtils.hasText(context.getEnvironment().getProperty(PORT))) {
+                throw new IllegalStateException(
+                        "COUPON_ADMIN_PORT (" + ADMIN_PORT + ") needs COUPON_PRIVATE_PORT (" + PORT + ")");
+            }
             return StringUtils.hasText(context.getEnvironment().getProperty(PORT));
         }
     }

@@ -26,13 +26,12 @@ public final class MemberPaths {
     }
 
     /**
-     * Whether the path is one of the private plane's, under {@code /admin} or {@code /internal} (the operators' and the
-     * order service's), as routing sees it ({@link #isMemberApi} reads it the same way): with a private port set, they
-     * answer only there (com.flashcoupon.api.plane).
+     * Whether the path is the operators', under {@code /admin} (the API and the console), as routing sees it (as
+     * {@link #isMemberApi} reads it).
      */
-    public static boolean isPrivatePlane(PathContainer path) {
+    public static boolean isAdmin(PathContainer path) {
         String first = segment(path, true);
-        return first != null && (first.equals("admin") || first.equals("internal"));
+        return first != null && first.equals("admin");
     }
 
     /** Whether the path is under {@code /actuator}, as routing sees it. */
