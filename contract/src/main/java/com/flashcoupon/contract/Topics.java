@@ -20,6 +20,15 @@ public final class Topics {
      */
     public static final String WALLET_CHANGED = "coupon.wallet.changed";
 
+    /**
+     * Result records whose pushes did not all finish, redelivered to the worker's notifier from here (Spring Kafka's
+     * retry topic of {@link #ISSUE_RESULT}).
+     */
+    public static final String ISSUE_RESULT_NOTIFY_RETRY = ISSUE_RESULT + ".notify-retry";
+
+    /** Result records whose pushes still failed after the redeliveries: the operator's, nothing consumes them. */
+    public static final String ISSUE_RESULT_NOTIFY_DEAD_LETTER = ISSUE_RESULT + ".notify-dlt";
+
     private Topics() {}
 
     /**

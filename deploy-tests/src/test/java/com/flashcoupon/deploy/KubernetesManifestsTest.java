@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
@@ -24,6 +26,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -310,6 +313,328 @@ class KubernetesManifestsTest {
     }
 
     /**
+     * The two planes: members reach only the api's public port (its Service and the Ingress route nothing else, and only
+     * {@code /api}); the order service, the operators and Prometheus each have a Service for their own port; the ports
+     * the app is told (COUPON_PRIVATE_PORT, COUPON_ADMIN_PORT, COUPON_MANAGEMENT_PORT) are the container's, and the
+     * probes use the management port (the public one answers {@code /actuator} 404).
+     */
+    @Test
+    void theApiServesEachPlaneOnAPortOfItsOwnAndOnlyThePublicOneIsRouted() throws Exception {
+        for (String overlay : List.of(".", "overlays/small-sale", "overlays/large-sale", "overlays/without-keda")) {
+            List<Map<String, Object>> objects = render(overlay);
+            Container api = one(objects, Deployment.class, "api")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec()
+                    .getContainers()
+                    .getFirst();
+            Map<String, Integer> ports = new java.util.HashMap<>();
+            api.getPorts().forEach(port -> ports.put(port.getName(), port.getContainerPort()));
+            assertThat(ports).containsOnlyKeys(PLANES.values());
+            assertThat(new java.util.HashSet<>(ports.values()))
+                    .as("four different ports")
+                    .hasSize(4);
+            Map<String, String> env = new java.util.HashMap<>();
+            api.getEnv().stream()
+                    .filter(variable -> variable.getValue() != null)
+                    .forEach(variable -> env.put(variable.getName(), variable.getValue()));
+            PLANES.forEach((variable, portName) -> {
+                if (!variable.equals("COUPON_API_PORT")) {
+                    assertThat(env)
+                            .as("%s: %s is the container port %s", overlay, variable, portName)
+                            .containsEntry(variable, Integer.toString(ports.get(portName)));
+                }
+            });
+            assertThat(ports.get("http")).as("the api's default port").isEqualTo(8080);
+            for (var probe : List.of(api.getStartupProbe(), api.getReadinessProbe(), api.getLivenessProbe())) {
+                assertThat(probe.getHttpGet().getPort().getStrVal()).isEqualTo("management");
+            }
+
+            Map<String, String> serviceTargets = Map.of(
+                    "api", "http", "api-internal", "internal", "api-admin", "admin", "api-management", "management");
+            serviceTargets.forEach((name, target) -> assertThat(
+                            one(objects, Service.class, name).getSpec().getPorts())
+                    .as("%s: Service %s reaches port %s only", overlay, name, target)
+                    .extracting(port -> port.getTargetPort().getStrVal())
+                    .containsExactly(target));
+            assertThat(all(objects, Service.class))
+                    .filteredOn(service ->
+                            "api".equals(service.getSpec().getSelector().get("app.kubernetes.io/name")))
+                    .extracting(service -> service.getMetadata().getName())
+                    .containsExactlyInAnyOrderElementsOf(serviceTargets.keySet());
+
+            List<Ingress> ingresses = all(objects, Ingress.class);
+            assertThat(ingresses).isNotEmpty();
+            assertThat(ingresses)
+                    .flatExtracting(ingress -> ingress.getSpec().getRules())
+                    .flatExtracting(rule -> rule.getHttp().getPaths())
+                    .allSatisfy(path -> {
+                        assertThat(path.getPath()).isEqualTo("/api");
+                        assertThat(path.getPathType()).isEqualTo("Prefix");
+                        assertThat(path.getBackend().getService().getName()).isEqualTo("api");
+                        assertThat(path.getBackend().getService().getPort().getName())
+                                .isEqualTo("http");
+                    });
+            assertThat(ingresses)
+                    .allSatisfy(ingress ->
+                            assertThat(ingress.getSpec().getDefaultBackend()).isNull());
+        }
+    }
+
+    /** Each plane's port, by the variable that sets it in the api and the container port's name. */
+    static final Map<String, String> PLANES = Map.of(
+            "COUPON_API_PORT", "http",
+            "COUPON_PRIVATE_PORT", "internal",
+            "COUPON_ADMIN_PORT", "admin",
+            "COUPON_MANAGEMENT_PORT", "management");
+
+    /**
+     * Who reaches which port: every pod is denied in and out by default, and each allowed source is one namespace on one
+     * port: the ingress controller the public port, the order service /internal, the operators /admin, Prometheus the
+     * management ports. No rule admits everyone (an empty {@code from}) or every port.
+     */
+    @Test
+    void eachCallerReachesItsOwnPlaneOnly() throws Exception {
+        List<Map<String, Object>> objects = render(".");
+        List<NetworkPolicy> policies = all(objects, NetworkPolicy.class);
+        assertThat(policies).anySatisfy(policy -> {
+            assertThat(policy.getSpec().getPodSelector().getMatchLabels()).isNullOrEmpty();
+            assertThat(policy.getSpec().getPolicyTypes()).containsExactlyInAnyOrder("Ingress", "Egress");
+            assertThat(policy.getSpec().getIngress()).isNullOrEmpty();
+            assertThat(policy.getSpec().getEgress()).isNullOrEmpty();
+        });
+
+        assertThat(admitted(policies, "api"))
+                .isEqualTo(Map.of(
+                        8080, Set.of("ingress-nginx"),
+                        8081, Set.of("orders"),
+                        8083, Set.of("operators"),
+                        8082, Set.of("monitoring")));
+        assertThat(admitted(policies, "issuer-worker")).isEqualTo(Map.of(8081, Set.of("monitoring")));
+
+        Container api = one(objects, Deployment.class, "api")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .getFirst();
+        Map<String, Integer> ports = new java.util.HashMap<>();
+        api.getPorts().forEach(port -> ports.put(port.getName(), port.getContainerPort()));
+        assertThat(ports)
+                .containsEntry("http", 8080)
+                .containsEntry("internal", 8081)
+                .containsEntry("admin", 8083)
+                .containsEntry("management", 8082);
+        assertThat(one(objects, StatefulSet.class, "issuer-worker")
+                        .getSpec()
+                        .getTemplate()
+                        .getSpec()
+                        .getContainers()
+                        .getFirst()
+                        .getPorts())
+                .extracting(port -> port.getName() + ":" + port.getContainerPort())
+                .containsExactly("management:8081");
+    }
+
+    /** Port to the namespaces admitted to it, over every policy whose pod selector takes the app's pods. */
+    private static Map<Integer, Set<String>> admitted(List<NetworkPolicy> policies, String app) {
+        Map<Integer, Set<String>> admitted = new java.util.TreeMap<>();
+        for (NetworkPolicy policy : policies) {
+            Map<String, String> selector = policy.getSpec().getPodSelector().getMatchLabels();
+            if (selector == null || selector.isEmpty() || !app.equals(selector.get("app.kubernetes.io/name"))) {
+                continue;
+            }
+            for (var rule : policy.getSpec().getIngress()) {
+                assertThat(rule.getFrom())
+                        .as("%s: a rule that admits everyone", name(policy))
+                        .isNotEmpty();
+                assertThat(rule.getPorts())
+                        .as("%s: a rule for every port", name(policy))
+                        .isNotEmpty();
+                for (var peer : rule.getFrom()) {
+                    assertThat(peer.getIpBlock()).isNull();
+                    assertThat(peer.getPodSelector()).isNull();
+                    String namespace =
+                            peer.getNamespaceSelector().getMatchLabels().get("kubernetes.io/metadata.name");
+                    assertThat(namespace)
+                            .as("%s: one namespace by name", name(policy))
+                            .isNotBlank();
+                    for (var port : rule.getPorts()) {
+                        admitted.computeIfAbsent(port.getPort().getIntVal(), key -> new java.util.TreeSet<>())
+                                .add(namespace);
+                    }
+                }
+            }
+        }
+        return admitted;
+    }
+
+    private static String name(NetworkPolicy policy) {
+        return policy.getMetadata().getName();
+    }
+
+    /**
+     * Egress: every app pod reaches DNS, the Redis, MySQL and Kafka that config.yaml names (in their namespaces, on
+     * their ports), and HTTPS outside the cluster (the JWK set, the verify URL, the push providers: a NetworkPolicy
+     * names no host), and nothing else: every rule has ports, and the HTTPS rule leaves the cluster's private ranges out.
+     */
+    @Test
+    void theAppsReachOnlyTheirBackendsDnsAndHttpsOutside() throws Exception {
+        List<Map<String, Object>> objects = render(".");
+        ConfigMap config = one(objects, ConfigMap.class, "flash-coupon-config");
+        List<NetworkPolicy> egress = all(objects, NetworkPolicy.class).stream()
+                .filter(policy -> policy.getSpec().getEgress() != null
+                        && !policy.getSpec().getEgress().isEmpty())
+                .toList();
+        assertThat(egress).isNotEmpty();
+        for (NetworkPolicy policy : egress) {
+            assertThat(policy.getSpec().getPodSelector().getMatchLabels())
+                    .containsEntry("app.kubernetes.io/part-of", "flash-coupon");
+        }
+        Set<String> allowed = new java.util.TreeSet<>();
+        for (NetworkPolicy policy : egress) {
+            for (var rule : policy.getSpec().getEgress()) {
+                assertThat(rule.getTo())
+                        .as("%s: egress to anywhere", name(policy))
+                        .isNotEmpty();
+                assertThat(rule.getPorts())
+                        .as("%s: egress on every port", name(policy))
+                        .isNotEmpty();
+                for (var peer : rule.getTo()) {
+                    for (var port : rule.getPorts()) {
+                        String where = peer.getIpBlock() != null
+                                ? "ip:" + peer.getIpBlock().getCidr() + "-"
+                                        + String.join(",", peer.getIpBlock().getExcept())
+                                : "ns:"
+                                        + peer.getNamespaceSelector()
+                                                .getMatchLabels()
+                                                .get("kubernetes.io/metadata.name");
+                        allowed.add(where + "/" + port.getProtocol() + ":"
+                                + port.getPort().getIntVal());
+                    }
+                }
+            }
+        }
+        String outside = "ip:0.0.0.0/0-10.0.0.0/8,172.16.0.0/12,192.168.0.0/16/TCP:443";
+        Set<String> expected =
+                new java.util.TreeSet<>(Set.of("ns:kube-system/UDP:53", "ns:kube-system/TCP:53", outside));
+        // the backends config.yaml names: host.namespace.svc:port
+        var backend = java.util.regex.Pattern.compile("([a-z0-9-]+)\\.([a-z0-9-]+)\\.svc:(\\d+)");
+        for (String variable : List.of("COUPON_DB_URL", "COUPON_REDIS_CLUSTER_NODES", "COUPON_KAFKA_BOOTSTRAP")) {
+            var found = backend.matcher(config.getData().get(variable));
+            assertThat(found.find())
+                    .as("%s names host.namespace.svc:port", variable)
+                    .isTrue();
+            expected.add("ns:" + found.group(2) + "/TCP:" + found.group(3));
+        }
+        assertThat(config.getData().get("COUPON_JWT_JWK_SET_URI")).startsWith("https://");
+        assertThat(allowed).isEqualTo(expected);
+    }
+
+    /**
+     * No pod holds a service-account token (the apps never call the Kubernetes API), and every scratch volume is
+     * bounded: the api's at least the temporary disk its eligibility uploads may spool (api.yml's default cap).
+     */
+    @Test
+    void podsHoldNoServiceAccountTokenAndEveryScratchVolumeIsBounded() throws Exception {
+        for (String overlay : List.of(".", "overlays/small-sale", "overlays/large-sale", "overlays/without-keda")) {
+            List<Map<String, Object>> objects = render(overlay);
+            List<PodSpec> pods = new ArrayList<>();
+            pods.add(one(objects, Deployment.class, "api")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec());
+            pods.add(one(objects, StatefulSet.class, "issuer-worker")
+                    .getSpec()
+                    .getTemplate()
+                    .getSpec());
+            for (PodSpec pod : pods) {
+                assertThat(pod.getAutomountServiceAccountToken()).isFalse();
+                var account =
+                        one(objects, io.fabric8.kubernetes.api.model.ServiceAccount.class, pod.getServiceAccountName());
+                assertThat(account.getAutomountServiceAccountToken()).isFalse();
+                assertThat(pod.getVolumes())
+                        .filteredOn(volume -> volume.getEmptyDir() != null)
+                        .isNotEmpty()
+                        .allSatisfy(volume -> assertThat(volume.getEmptyDir().getSizeLimit())
+                                .as("%s: emptyDir %s without sizeLimit", overlay, volume.getName())
+                                .isNotNull());
+            }
+            var tmp = pods.getFirst().getVolumes().stream()
+                    .filter(volume -> volume.getName().equals("tmp"))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(
+                                    tmp.getEmptyDir().getSizeLimit())
+                            .longValue())
+                    .as("the api's /tmp holds the eligibility uploads' temporary disk")
+                    .isGreaterThan(eligibilityTempBytes());
+        }
+    }
+
+    /** api.yml's default COUPON_ELIGIBILITY_MAX_TEMP_BYTES, in bytes (Spring's MB is 2^20). */
+    private static long eligibilityTempBytes() throws IOException {
+        var found = java.util.regex.Pattern.compile("COUPON_ELIGIBILITY_MAX_TEMP_BYTES:(\\d+)MB")
+                .matcher(Files.readString(ROOT.resolve("api/src/main/resources/api.yml")));
+        assertThat(found.find()).isTrue();
+        return Long.parseLong(found.group(1)) << 20;
+    }
+
+    /**
+     * Metrics need the metrics role in both apps (COUPON_METRICS_REQUIRE_ROLE), and each ServiceMonitor scrapes the
+     * management port with credentials from a Secret (OAuth2 client credentials: a token with that role); the api's
+     * selects the management Service only.
+     */
+    @Test
+    void metricsNeedTheRoleAndPrometheusCarriesCredentials() throws Exception {
+        List<Map<String, Object>> objects = render(".");
+        assertThat(one(objects, ConfigMap.class, "flash-coupon-config")
+                        .getData()
+                        .get("COUPON_METRICS_REQUIRE_ROLE"))
+                .isNotBlank();
+        for (String app : List.of("api", "issuer-worker")) {
+            ServiceMonitor monitor = one(objects, ServiceMonitor.class, app);
+            assertThat(monitor.getSpec().getEndpoints()).isNotEmpty().allSatisfy(endpoint -> {
+                assertThat(endpoint.getPort()).isEqualTo("management");
+                var oauth2 = endpoint.getOauth2();
+                assertThat(oauth2)
+                        .as("%s: credentials for the metrics role", app)
+                        .isNotNull();
+                assertThat(oauth2.getClientId().getSecret().getName()).isNotBlank();
+                assertThat(oauth2.getClientSecret().getName()).isNotBlank();
+                assertThat(oauth2.getTokenUrl()).startsWith("https://");
+            });
+            Map<String, String> selector = monitor.getSpec().getSelector().getMatchLabels();
+            List<Service> selected = all(objects, Service.class).stream()
+                    .filter(service ->
+                            service.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+                    .toList();
+            assertThat(selected)
+                    .as("%s: the Services its ServiceMonitor selects", app)
+                    .isNotEmpty()
+                    .allSatisfy(service -> assertThat(service.getSpec().getPorts())
+                            .extracting(port -> port.getName())
+                            .containsExactly("management"));
+        }
+    }
+
+    /** Every topic the apps name ({@link Topics}) is a KafkaTopic here, and no other: the apps never create them. */
+    @Test
+    void everyTopicTheAppsUseIsDeclared() throws Exception {
+        Set<String> named = new java.util.TreeSet<>();
+        for (var field : Topics.class.getFields()) {
+            if (java.lang.reflect.Modifier.isStatic(field.getModifiers()) && field.getType() == String.class) {
+                named.add((String) field.get(null));
+            }
+        }
+        assertThat(named).contains(Topics.ISSUE_REQUESTED, Topics.WALLET_CHANGED);
+        assertThat(all(render("kafka-topics"), KafkaTopic.class))
+                .extracting(topic -> topic.getSpec().getTopicName())
+                .doesNotHaveDuplicates()
+                .containsExactlyInAnyOrderElementsOf(named);
+    }
+
+    /**
      * bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 69 us, the newest report's figure: 5 pods; x 185 us
      * given on the command line: 11) and its trigger is openAt's.
      */
@@ -374,6 +699,14 @@ class KubernetesManifestsTest {
         assertThat(result.exit())
                 .as("promtool check rules: %s", result.output())
                 .isZero();
+    }
+
+    /** The alerts' own unit tests (deploy/prometheus/alerts-test.yml): the wallet-outbox alert fires, and only then. */
+    @Test
+    void promtoolUnitTestsOfTheAlertsPass() throws Exception {
+        assumeTrue(onPath("promtool"), "promtool is not installed (Debian's prometheus package; bin/test installs it)");
+        Result result = run(List.of("promtool", "test", "rules", "deploy/prometheus/alerts-test.yml"), ROOT);
+        assertThat(result.exit()).as("promtool test rules: %s", result.output()).isZero();
     }
 
     // ---------------------------------------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
@@ -37,10 +39,12 @@ final class TypedManifests {
             Map.entry("v1/Namespace", Namespace.class),
             Map.entry("v1/ConfigMap", ConfigMap.class),
             Map.entry("v1/Service", Service.class),
+            Map.entry("v1/ServiceAccount", ServiceAccount.class),
             Map.entry("apps/v1/Deployment", Deployment.class),
             Map.entry("apps/v1/StatefulSet", StatefulSet.class),
             Map.entry("policy/v1/PodDisruptionBudget", PodDisruptionBudget.class),
             Map.entry("networking.k8s.io/v1/NetworkPolicy", NetworkPolicy.class),
+            Map.entry("networking.k8s.io/v1/Ingress", Ingress.class),
             Map.entry("autoscaling/v2/HorizontalPodAutoscaler", HorizontalPodAutoscaler.class),
             Map.entry("monitoring.coreos.com/v1/ServiceMonitor", ServiceMonitor.class),
             Map.entry("monitoring.coreos.com/v1/PrometheusRule", PrometheusRule.class),

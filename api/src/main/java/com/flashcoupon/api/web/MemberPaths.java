@@ -26,6 +26,21 @@ public final class MemberPaths {
     }
 
     /**
+     * Whether the path is the operators', under {@code /admin} (the API and the console), as routing sees it (as
+     * {@link #isMemberApi} reads it).
+     */
+    public static boolean isAdmin(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && first.equals("admin");
+    }
+
+    /** Whether the path is under {@code /actuator}, as routing sees it. */
+    public static boolean isActuator(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && first.equals("actuator");
+    }
+
+    /**
      * Whether the path is a live status stream, {@code /api/v1/coupons/{id}/issue-requests/me/events} or the stream of
      * several coupons, {@code /api/v1/me/events}, which hold their exchange for as long as the member watches. Exactly
      * those routes: another path that merely ends in {@code events} (a 404) is an ordinary request.

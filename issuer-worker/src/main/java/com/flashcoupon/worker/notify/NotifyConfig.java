@@ -159,10 +159,11 @@ class NotifyConfig {
         return factory;
     }
 
-    /** The retry topic's and the dead-letter topic's names: the result topic's with these suffixes. */
-    static final String RETRY_SUFFIX = ".notify-retry";
+    /** The retry topic's and the dead-letter topic's names ({@link Topics}): the result topic's with these suffixes. */
+    static final String RETRY_SUFFIX = Topics.ISSUE_RESULT_NOTIFY_RETRY.substring(Topics.ISSUE_RESULT.length());
 
-    static final String DEAD_LETTER_SUFFIX = ".notify-dlt";
+    static final String DEAD_LETTER_SUFFIX =
+            Topics.ISSUE_RESULT_NOTIFY_DEAD_LETTER.substring(Topics.ISSUE_RESULT.length());
 
     /**
      * Non-blocking redeliveries (Spring Kafka's retry topics): a result record whose pushes did not all finish goes to
