@@ -126,9 +126,11 @@ public final class CrowdCommand {
                 via.start(couponId);
             }
             // the status reads start with the crowd: a crowd slower than the drain has its members issued while it
-            // still runs, and reads begun after it found nobody waiting (issue 32)
+            // still runs, and reads begun after it found nobody waiting (issue 32); on connections of their own, or
+            // they would queue behind the crowd's
             AtomicBoolean issuing = new AtomicBoolean(true);
-            Thread reads = readStatuses(settings, http, issuePath, answers, estimates, tokens, issuing);
+            LoadRunner readsHttp = new LoadRunner(settings.api(), STATUS_READ_CONCURRENCY, settings.timeout());
+            Thread reads = readStatuses(settings, readsHttp, issuePath, answers, estimates, tokens, issuing);
             LoadResult crowd = http.run(
                     plan.size(),
                     i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]).withProof(proofs[plan.memberAt(i)]),
@@ -152,6 +154,7 @@ public final class CrowdCommand {
                     .await(settings.issuanceTimeout());
             issuing.set(false);
             reads.join();
+            readsHttp.close();
             if (via != null) {
                 // the library's members hear their outcome on their streams within moments of issuance's end
                 via.await(Duration.ofSeconds(60));
@@ -343,6 +346,9 @@ public final class CrowdCommand {
             }
         });
     }
+
+    /** Connections of the status reads that score the wait estimates. */
+    static final int STATUS_READ_CONCURRENCY = 32;
 
     /**
      * From the crowd's start until issuance ends: every second, the status of a sample of the admitted members who

@@ -121,6 +121,31 @@ class WaitEstimatesTest {
     }
 
     @Test
+    void shouldSayWhetherTheGoalWasMetAndWhyNotWhenTheMissedOnesWereToldBeforeAnythingWasIssued() {
+        estimates.told(0, waiting(1), true, T0 - 1_000); // waited 10 s, told 1 s, before the first wallet: 90%
+        estimates.told(1, waiting(2), false, T0 + 9_500); // read after it, issued 2 s later: exact
+        estimates.told(2, waiting(1), true, T0 + 9_500); // issued within 1 s: not scored
+
+        List<String> report = estimates.report(Map.of("a", at(9_000), "b", at(11_500), "c", at(10_000)), MEMBERS, 0);
+
+        assertThat(report)
+                .contains("the goal, p90 at most 10%: at admission missed (p90 90.0%); at status reads met (p90 0.0%)."
+                        + " 1 of the 1 admissions scored were told before the coupon's first wallet, while the"
+                        + " pipeline had issued nothing yet (a fresh stack's first outcomes take seconds): an estimate"
+                        + " made then cannot foresee that start; the later ones: none");
+    }
+
+    @Test
+    void shouldSayTheGoalWasMetOrNotMeasured() {
+        estimates.told(0, waiting(4), true, T0); // issued after 4 s: exact
+
+        List<String> report = estimates.report(Map.of("a", at(4_000)), MEMBERS, 0);
+
+        assertThat(report)
+                .contains("the goal, p90 at most 10%: at admission met (p90 0.0%); at status reads not measured");
+    }
+
+    @Test
     void shouldGiveTheMedianAndTheNinetiethPercentile() {
         var errors = WaitEstimates.errors(List.of(0.5, 0.1, 0.3, 0.2, 0.4, 0.0, 0.6, 0.7, 0.8, 0.9));
 
