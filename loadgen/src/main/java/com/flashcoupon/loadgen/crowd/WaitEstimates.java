@@ -36,6 +36,9 @@ final class WaitEstimates {
     /** The product's goal: p90 of the relative error at most this (issue 13). */
     static final double GOAL = 0.10;
 
+    /** Fewer scored estimates than this are not judged against the goal: their p90 is a handful of waits. */
+    static final int MIN_JUDGED = 100;
+
     /**
      * One estimate told: the request was sent at {@code sentMillis} and answered at {@code atMillis} (the same for a
      * caller that does not know); {@code estimatedMillis} is the precise one ({@code estimatedWaitMillis}), -1 if
@@ -216,7 +219,8 @@ final class WaitEstimates {
                 kind,
                 verdict(admission),
                 verdict(errors(main.reads))));
-        if (admission.count() > 0 && admission.p90() > GOAL && !main.startingAdmission.isEmpty()) {
+        boolean missed = admission.count() >= MIN_JUDGED && admission.p90() > GOAL;
+        if (missed && !main.startingAdmission.isEmpty()) {
             line.append(String.format(
                     Locale.ROOT,
                     ". %,d of the %,d admissions scored were told before the coupon's first wallet, while the"
@@ -226,7 +230,7 @@ final class WaitEstimates {
                     admission.count(),
                     errors(main.laterAdmission).describe()));
         }
-        if (admission.count() > 0 && admission.p90() > GOAL && shortWaits * 2 > total) {
+        if ((missed || admission.count() < MIN_JUDGED) && shortWaits * 2 > total) {
             line.append(String.format(
                     Locale.ROOT,
                     ". %,d of the %,d waits were under 1 s (issuance kept up with the crowd), so the few scored are"
@@ -240,6 +244,10 @@ final class WaitEstimates {
     private static String verdict(Errors errors) {
         if (errors.count() == 0) {
             return "not measured";
+        }
+        if (errors.count() < MIN_JUDGED) {
+            return String.format(
+                    Locale.ROOT, "too few to judge (%d estimates, p90 %.1f%%)", errors.count(), errors.p90() * 100);
         }
         return String.format(
                 Locale.ROOT, "%s (p90 %.1f%%)", errors.p90() <= GOAL ? "met" : "missed", errors.p90() * 100);
