@@ -233,8 +233,8 @@ final class WaitEstimates {
         if ((missed || admission.count() < MIN_JUDGED) && shortWaits * 2 > total) {
             line.append(String.format(
                     Locale.ROOT,
-                    ". %,d of the %,d waits were under 1 s (issuance kept up with the crowd), so the few scored are"
-                            + " the exceptions",
+                    ". %,d of the %,d waits were under 1 s (issuance kept up with the crowd), so the scored ones, if"
+                            + " any, are the exceptions",
                     shortWaits,
                     total));
         }
