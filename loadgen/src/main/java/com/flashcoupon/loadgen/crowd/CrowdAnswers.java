@@ -2,6 +2,8 @@ package com.flashcoupon.loadgen.crowd;
 
 import com.flashcoupon.loadgen.engine.ResponseClassifier;
 import java.time.Instant;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,6 +29,7 @@ final class CrowdAnswers implements ResponseClassifier {
     private final AtomicReference<String> firstUnexpected = new AtomicReference<>();
 
     private final WaitEstimates estimates;
+    private final Queue<Integer> admissions = new ConcurrentLinkedQueue<>();
 
     CrowdAnswers(CrowdPlan plan, JsonMapper json) {
         this(plan, json, new WaitEstimates(json));
@@ -51,8 +54,21 @@ final class CrowdAnswers implements ResponseClassifier {
         return classifyMember(plan.memberAt(index), status, body);
     }
 
+    @Override
+    public String classify(int index, int status, String body, long latencyNanos) {
+        return classifyMember(plan.memberAt(index), status, body, latencyNanos);
+    }
+
     /** The answer to one of the member's requests, whichever round it was sent in. */
     String classifyMember(int member, int status, String body) {
+        return classifyMember(member, status, body, 0);
+    }
+
+    /**
+     * The same, knowing how long the answer took: the estimate in a 202 was made by the api somewhere between the
+     * request's sending and the answer's arrival, and is scored so ({@link WaitEstimates}).
+     */
+    String classifyMember(int member, int status, String body, long latencyNanos) {
         return switch (status) {
             case 202 -> {
                 if (firstAccepted.get() == null) {
@@ -60,7 +76,9 @@ final class CrowdAnswers implements ResponseClassifier {
                 }
                 accepted.incrementAndGet(member);
                 position.compareAndSet(member, NO_POSITION, positionIn(body));
-                estimates.told(member, body, true, System.currentTimeMillis());
+                long now = System.currentTimeMillis();
+                estimates.told(member, body, true, now - latencyNanos / 1_000_000, now);
+                admissions.add(member);
                 yield Outcome.ACCEPTED.label;
             }
             case 200 -> {
@@ -103,6 +121,11 @@ final class CrowdAnswers implements ResponseClassifier {
     }
 
     /** The first 202, as seen by this client: when issuance could begin. Null if none. */
+    /** The members answered 202, in the order the answers arrived (read by the status reads while the crowd runs). */
+    Queue<Integer> admissions() {
+        return admissions;
+    }
+
     Instant firstAccepted() {
         return firstAccepted.get();
     }

@@ -125,6 +125,12 @@ public final class CrowdCommand {
             if (via != null) {
                 via.start(couponId);
             }
+            // the status reads start with the crowd: a crowd slower than the drain has its members issued while it
+            // still runs, and reads begun after it found nobody waiting (issue 32); on connections of their own, or
+            // they would queue behind the crowd's
+            AtomicBoolean issuing = new AtomicBoolean(true);
+            LoadRunner readsHttp = new LoadRunner(settings.api(), STATUS_READ_CONCURRENCY, settings.timeout());
+            Thread reads = readStatuses(settings, readsHttp, issuePath, answers, estimates, tokens, issuing);
             LoadResult crowd = http.run(
                     plan.size(),
                     i -> HttpCall.post(issuePath, tokens[plan.memberAt(i)]).withProof(proofs[plan.memberAt(i)]),
@@ -144,12 +150,11 @@ public final class CrowdCommand {
                         err);
             }
 
-            AtomicBoolean issuing = new AtomicBoolean(true);
-            Thread reads = readStatuses(settings, http, issuePath, answers, estimates, tokens, issuing);
             IssuanceWait.Result waited = new IssuanceWait(() -> admin.stats(couponId), settings.progress(), err)
                     .await(settings.issuanceTimeout());
             issuing.set(false);
             reads.join();
+            readsHttp.close();
             if (via != null) {
                 // the library's members hear their outcome on their streams within moments of issuance's end
                 via.await(Duration.ofSeconds(60));
@@ -342,9 +347,13 @@ public final class CrowdCommand {
         });
     }
 
+    /** Connections of the status reads that score the wait estimates. */
+    static final int STATUS_READ_CONCURRENCY = 32;
+
     /**
-     * While issuance runs: every second, the status of a sample of the admitted members (spread evenly over the
-     * crowd's order) who still wait, so that each estimate they are told can be scored against their wallet.
+     * From the crowd's start until issuance ends: every second, the status of a sample of the admitted members who
+     * still wait (every k-th 202 as the answers arrive, k spreading {@code --estimate-sample} over the stock), so that
+     * each estimate they are told can be scored against their wallet.
      */
     private static Thread readStatuses(
             CrowdSettings settings,
@@ -354,32 +363,30 @@ public final class CrowdCommand {
             WaitEstimates estimates,
             String[] tokens,
             AtomicBoolean issuing) {
-        List<Integer> admitted = new ArrayList<>();
-        for (int m = 0; m < tokens.length; m++) {
-            if (answers.acceptedCount(m) > 0) {
-                admitted.add(m);
-            }
-        }
+        int sample = settings.estimateSample();
+        int every = sample <= 0 ? 0 : Math.max(1, (int) Math.ceil((double) settings.coupons() / sample));
         Set<Integer> waiting = ConcurrentHashMap.newKeySet();
-        int sample = Math.min(settings.estimateSample(), admitted.size());
-        for (int i = 0; i < sample; i++) {
-            waiting.add(admitted.get((int) ((long) i * admitted.size() / sample)));
-        }
         return Thread.ofVirtual().start(() -> {
-            while (issuing.get() && !waiting.isEmpty()) {
+            int admitted = 0;
+            int taken = 0;
+            while (every > 0 && issuing.get()) {
                 long round = System.nanoTime();
-                int[] members = waiting.stream().mapToInt(Integer::intValue).toArray();
-                ResponseClassifier told = (index, code, body) -> {
-                    if (code == 200 && !estimates.told(members[index], body, false, System.currentTimeMillis())) {
-                        waiting.remove(members[index]);
+                for (Integer m = answers.admissions().poll();
+                        m != null;
+                        m = answers.admissions().poll()) {
+                    if (admitted++ % every == 0 && taken < sample) {
+                        taken++;
+                        waiting.add(m);
                     }
-                    return Integer.toString(code);
-                };
-                http.run(
-                        members.length,
-                        i -> HttpCall.get(issuePath + "/me", tokens[members[i]]),
-                        told,
-                        ProgressListener.NONE);
+                }
+                int[] members = waiting.stream().mapToInt(Integer::intValue).toArray();
+                if (members.length > 0) {
+                    http.run(
+                            members.length,
+                            i -> HttpCall.get(issuePath + "/me", tokens[members[i]]),
+                            statusRead(members, estimates, waiting),
+                            ProgressListener.NONE);
+                }
                 long rest = 1_000 - (System.nanoTime() - round) / 1_000_000;
                 if (rest > 0) {
                     try {
@@ -390,6 +397,25 @@ public final class CrowdCommand {
                 }
             }
         });
+    }
+
+    /** One round's status reads: each estimate recorded with when it was asked and answered; the decided dropped. */
+    private static ResponseClassifier statusRead(int[] members, WaitEstimates estimates, Set<Integer> waiting) {
+        return new ResponseClassifier() {
+            @Override
+            public String classify(int index, int code, String body) {
+                return classify(index, code, body, 0);
+            }
+
+            @Override
+            public String classify(int index, int code, String body, long latencyNanos) {
+                long now = System.currentTimeMillis();
+                if (code == 200 && !estimates.told(members[index], body, false, now - latencyNanos / 1_000_000, now)) {
+                    waiting.remove(members[index]);
+                }
+                return Integer.toString(code);
+            }
+        };
     }
 
     /** Asks each admitted member with a FAILED result for their status; counts those told FAILED. */

@@ -111,10 +111,10 @@ public final class LoadRunner implements AutoCloseable {
     private Mono<Void> exchange(int index, HttpCall call, ResponseClassifier classifier, LiveStats live) {
         return Mono.defer(() -> {
                     long start = System.nanoTime();
-                    return send(call)
-                            .doOnNext(answer -> live.answered(
-                                    classifier.classify(index, answer.status(), answer.body()),
-                                    System.nanoTime() - start));
+                    return send(call).doOnNext(answer -> {
+                        long latency = System.nanoTime() - start;
+                        live.answered(classifier.classify(index, answer.status(), answer.body(), latency), latency);
+                    });
                 })
                 .onErrorResume(error -> {
                     classifier.failed(index, error);

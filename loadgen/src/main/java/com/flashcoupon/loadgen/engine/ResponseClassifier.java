@@ -12,6 +12,14 @@ public interface ResponseClassifier {
 
     String classify(int index, int status, String body);
 
+    /**
+     * The same, told how long the answer took from the request's sending ({@code latencyNanos}): for a classifier that
+     * needs to know when the request left (the wait estimates, issue 32). By default the latency is ignored.
+     */
+    default String classify(int index, int status, String body, long latencyNanos) {
+        return classify(index, status, body);
+    }
+
     /** The request got no answer (refused, reset, timed out); it is counted as {@link LoadRunner#CONNECTION_ERROR}. */
     default void failed(int index, Throwable error) {}
 }
