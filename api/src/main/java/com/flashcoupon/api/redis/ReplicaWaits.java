@@ -38,6 +38,7 @@ final class ReplicaWaits {
 
     private final Counter sent;
     private CompletableFuture<Long> next;
+    private CompletableFuture<Long> inFlight;
     private boolean waiting;
     private long sentAtNanos;
     private long generation;
@@ -64,8 +65,13 @@ final class ReplicaWaits {
             next = new CompletableFuture<Long>().orTimeout(timeoutMs + GRACE_MS, TimeUnit.MILLISECONDS);
         }
         CompletableFuture<Long> joined = next;
-        if (waiting && System.nanoTime() - sentAtNanos > TimeUnit.MILLISECONDS.toNanos(timeoutMs + GRACE_MS)) {
-            waiting = false; // the last WAIT is lost: its callers have failed already
+        // the last WAIT is lost once its callers have failed (its reply completes them only after clearing waiting), or
+        // once it is out for longer than they wait: a thread descheduled between the batch's creation and the send
+        // (a busy machine) would otherwise leave a caller joined after their failure without a WAIT for its time-out
+        if (waiting
+                && (inFlight.isDone()
+                        || System.nanoTime() - sentAtNanos > TimeUnit.MILLISECONDS.toNanos(timeoutMs + GRACE_MS))) {
+            waiting = false;
         }
         if (!waiting) {
             send(connection, replicas, timeoutMs);
@@ -88,6 +94,7 @@ final class ReplicaWaits {
     /** Sends the next {@code WAIT} for everyone who joined; called with the lock held. */
     private void send(StatefulConnection<String, String> connection, int replicas, long timeoutMs) {
         CompletableFuture<Long> batch = next;
+        inFlight = batch;
         next = null;
         waiting = true;
         sentAtNanos = System.nanoTime();
