@@ -158,20 +158,7 @@ class EligibilityPlaceTest extends ApiTestBase {
      */
     @Test
     void shouldRefuseToSwitchTheListOfAnUploadThatEndedAfterTheEventOpened() throws Exception {
-        Map<String, Object> body = new HashMap<>(Map.of(
-                "name",
-                "Members only",
-                "totalQuantity",
-                10,
-                "openAt",
-                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
-                "issueRatePerSecond",
-                1,
-                "validDays",
-                30,
-                "eligibility",
-                Map.of("list", true)));
-        long id = createCoupon(body);
+        long id = createCoupon(listedEventInAnHour());
         client().put()
                 .uri("/admin/v1/coupons/{id}/eligible-members", id)
                 .header("Authorization", "Bearer " + TestEnvironment.adminToken())

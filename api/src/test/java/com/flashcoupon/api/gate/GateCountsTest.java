@@ -11,7 +11,6 @@ import com.flashcoupon.contract.CouponKeys;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,23 +29,11 @@ class GateCountsTest extends ApiTestBase {
     private final StringRedisTemplate redis = TestEnvironment.redis();
 
     private long scheduled(String mode) {
-        Map<String, Object> body = new HashMap<>(Map.of(
-                "name",
-                "Members only",
-                "totalQuantity",
-                10,
-                "openAt",
-                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
-                "issueRatePerSecond",
-                1,
-                "validDays",
-                30,
-                "eligibility",
-                Map.of("list", true),
-                "eligibilityMode",
-                mode,
+        Map<String, Object> body = listedEventInAnHour();
+        body.put("eligibilityMode", mode);
+        body.put(
                 "announceAt",
-                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString()));
+                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString());
         long id = createCoupon(body);
         client().put()
                 .uri("/admin/v1/coupons/{id}/eligible-members", id)

@@ -7,9 +7,6 @@ import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,19 +27,7 @@ class GateRetirementRaceTest extends ApiTestBase {
 
     /** A listed event (its list in Redis), with refusals counted and saved, then retired by retire.lua's step. */
     private long retiredInRedis() {
-        long id = createCoupon(Map.of(
-                "name",
-                "Members only",
-                "totalQuantity",
-                10,
-                "openAt",
-                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
-                "issueRatePerSecond",
-                1,
-                "validDays",
-                30,
-                "eligibility",
-                Map.of("list", true)));
+        long id = createCoupon(listedEventInAnHour());
         client().put()
                 .uri("/admin/v1/coupons/{id}/eligible-members", id)
                 .header("Authorization", "Bearer " + TestEnvironment.adminToken())

@@ -4,6 +4,7 @@ import com.flashcoupon.db.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.Map;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
@@ -62,6 +63,26 @@ public abstract class ApiTestBase {
                 ratePerSecond,
                 "validDays",
                 30));
+    }
+
+    /**
+     * The body of an event of 10 coupons for the members of its list, opening in an hour (so the list can still be
+     * uploaded); a map the test may add to.
+     */
+    protected static Map<String, Object> listedEventInAnHour() {
+        return new HashMap<>(Map.of(
+                "name",
+                "Members only",
+                "totalQuantity",
+                10,
+                "openAt",
+                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                1,
+                "validDays",
+                30,
+                "eligibility",
+                Map.of("list", true)));
     }
 
     protected long createCoupon(Map<String, Object> body) {
