@@ -27,19 +27,24 @@ import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.http.MediaType;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * A fair start's draw through the whole api (docs/architecture.md, "A draw anyone can check"): committed before,
  * revealed after, honest answers while the window is open, the placed and the left-out told, every published figure
  * recomputed from the seed, and the attack of the security review (steering a ticket through the request-id generator)
  * gaining nothing. The draw is made by the api's own draw job; each test ends a window by moving the event's times an
- * hour back (MySQL, then mirrored as an operator's change is), so that nothing waits for a clock.
+ * hour back (MySQL, then mirrored as an operator's change is), so that nothing waits for a clock. The job's schedule is
+ * held at an hour here and the tests run it when they mean the draw to be made ({@link #awaitMade}), so that what a
+ * member sees between the window's end and the draw (DRAWING) is there to be seen, not raced by the job.
  */
 @ApiTest
+@TestPropertySource(properties = "coupon.draw.check-every=1h")
 class DrawApiTest extends ApiTestBase {
 
     private static final HexFormat HEX = HexFormat.of();
@@ -48,6 +53,9 @@ class DrawApiTest extends ApiTestBase {
 
     @Value("${local.server.port}")
     int port;
+
+    @Autowired
+    DrawJob drawJob;
 
     @Nested
     class CommittedThenRevealed {
@@ -338,6 +346,7 @@ class DrawApiTest extends ApiTestBase {
             assertThat(draw(stream.statuses().getLast())).containsEntry("chance", 0.25);
 
             endWindow(id);
+            awaitMade(id);
             await().atMost(Duration.ofSeconds(30))
                     .until(() -> stream.statuses().stream()
                             .anyMatch(status ->
@@ -434,7 +443,10 @@ class DrawApiTest extends ApiTestBase {
     private Map<String, Object> awaitMade(long id) {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100))
-                .until(() -> "MADE".equals(draw(admin(id)).get("state")));
+                .until(() -> {
+                    drawJob.tick();
+                    return "MADE".equals(draw(admin(id)).get("state"));
+                });
         return draw(admin(id));
     }
 
