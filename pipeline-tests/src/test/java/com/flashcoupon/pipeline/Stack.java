@@ -52,15 +52,18 @@ final class Stack implements AutoCloseable {
     static final String RECORD_SIGNING_KEY = "pipeline-record-signing-key-0123456789-0123456789";
 
     /**
+     * Each fork's step from the first's database: 11, 13, 14 and 15 by default (12 is the client tests'). Declared
+     * before {@link #REDIS_URL}, which reads it as the class is initialised.
+     */
+    private static final int[] FORK_DATABASE_STEPS = {0, 2, 3, 4};
+
+    /**
      * Redis database 11 (or the one {@code COUPON_TEST_PIPELINE_REDIS_URL} names) for the first test JVM. The module runs
      * two at once (its pom) and surefire numbers the forks of every module Maven runs at once together ({@code -T 2}:
      * 1 to 3), so each fork number moves the database by its own step, so that no stack flushes another's.
      */
     static final String REDIS_URL = forkDatabase(
             env("COUPON_TEST_PIPELINE_REDIS_URL", "redis://127.0.0.1:6379/11"), Integer.getInteger("fc.test.fork", 1));
-
-    /** Each fork's step from the first's database: 11, 13, 14 and 15 by default (12 is the client tests'). */
-    private static final int[] FORK_DATABASE_STEPS = {0, 2, 3, 4};
 
     static final Set<Long> CRASH_ONCE = ConcurrentHashMap.newKeySet();
 
