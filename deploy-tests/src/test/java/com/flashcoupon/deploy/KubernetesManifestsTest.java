@@ -155,15 +155,7 @@ class KubernetesManifestsTest {
                     .getContainers()
                     .getFirst();
 
-            assertThat(api.getEnv())
-                    .as("%s: COUPON_HUMAN_CHECK_SECRET from the Secret flash-coupon-secrets", overlay)
-                    .anySatisfy(variable -> {
-                        assertThat(variable.getName()).isEqualTo("COUPON_HUMAN_CHECK_SECRET");
-                        var secret = variable.getValueFrom().getSecretKeyRef();
-                        assertThat(secret.getName()).isEqualTo("flash-coupon-secrets");
-                        assertThat(secret.getKey()).isEqualTo("COUPON_HUMAN_CHECK_SECRET");
-                        assertThat(secret.getOptional()).as("required").isNotEqualTo(Boolean.TRUE);
-                    });
+            assertFromTheSecret(api, "COUPON_HUMAN_CHECK_SECRET", overlay);
         }
     }
 
@@ -190,19 +182,22 @@ class KubernetesManifestsTest {
                     .getFirst();
 
             for (Container container : List.of(api, worker)) {
-                assertThat(container.getEnv())
-                        .as(
-                                "%s, %s: COUPON_RECORD_SIGNING_KEY from the Secret flash-coupon-secrets",
-                                overlay, container.getName())
-                        .anySatisfy(variable -> {
-                            assertThat(variable.getName()).isEqualTo("COUPON_RECORD_SIGNING_KEY");
-                            var secret = variable.getValueFrom().getSecretKeyRef();
-                            assertThat(secret.getName()).isEqualTo("flash-coupon-secrets");
-                            assertThat(secret.getKey()).isEqualTo("COUPON_RECORD_SIGNING_KEY");
-                            assertThat(secret.getOptional()).as("required").isNotEqualTo(Boolean.TRUE);
-                        });
+                assertFromTheSecret(container, "COUPON_RECORD_SIGNING_KEY", overlay);
             }
         }
+    }
+
+    /** The container reads {@code variable} from the key of that name in the Secret flash-coupon-secrets, required. */
+    private static void assertFromTheSecret(Container container, String variable, String overlay) {
+        assertThat(container.getEnv())
+                .as("%s, %s: %s from the Secret flash-coupon-secrets", overlay, container.getName(), variable)
+                .anySatisfy(env -> {
+                    assertThat(env.getName()).isEqualTo(variable);
+                    var secret = env.getValueFrom().getSecretKeyRef();
+                    assertThat(secret.getName()).isEqualTo("flash-coupon-secrets");
+                    assertThat(secret.getKey()).isEqualTo(variable);
+                    assertThat(secret.getOptional()).as("required").isNotEqualTo(Boolean.TRUE);
+                });
     }
 
     @Test
