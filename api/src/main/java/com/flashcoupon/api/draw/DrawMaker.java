@@ -202,8 +202,9 @@ public class DrawMaker {
 
     /**
      * Whether the entrant set Redis holds now is the set the window froze: the count draw.lua froze at the close, and
-     * once the set is frozen in MySQL (this call freezes it when it is not), its count and root. A set that differs is
-     * refused (a metric and an error line), never drawn on.
+     * once the set is frozen in MySQL, its count and root. A set that differs is refused (a metric and an error line),
+     * never drawn on. When the set is not frozen yet, this call freezes it and answers false: its root is public before
+     * any ticket is computed, on the next pass.
      */
     private boolean sameSet(long couponId, DrawRecord record, RedisDraw.State state, List<String> entrants) {
         String root = DrawRules.hex(DrawRules.entrantsDigest(entrants));
@@ -217,7 +218,9 @@ public class DrawMaker {
                         + record.frozenEntrants() + " (root " + record.frozenRoot() + ")";
             }
         } else if (draws.freeze(couponId, clock.instant(), entrants.size(), root)) {
+            // public from now on; the tickets are computed on the next pass, after the root was published
             log.info("coupon {}: entrant set frozen, {} entrants, root {}", couponId, entrants.size(), root);
+            return false;
         } else {
             return sameSet(couponId, draws.find(couponId).orElseThrow(), state, entrants);
         }

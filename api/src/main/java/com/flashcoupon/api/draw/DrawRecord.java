@@ -40,6 +40,11 @@ public record DrawRecord(
         return drawnAt != null;
     }
 
+    /** The version of the documented draw function this draw is made with (docs/architecture.md). */
+    public int functionVersion() {
+        return 1;
+    }
+
     /** The entrant set is frozen: its count and root are public, the draw is made from that set only. */
     public boolean frozen() {
         return frozenAt != null;
