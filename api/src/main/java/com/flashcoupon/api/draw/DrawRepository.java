@@ -23,7 +23,8 @@ import org.springframework.stereotype.Repository;
 public class DrawRepository {
 
     private static final String PUBLIC_COLUMNS = "coupon_id, commitment, draw_at, drawn_at, entrants, placed,"
-            + " entrants_digest, first_sequence, CASE WHEN drawn_at IS NOT NULL THEN seed END AS revealed_seed";
+            + " entrants_digest, first_sequence, CASE WHEN drawn_at IS NOT NULL THEN seed END AS revealed_seed,"
+            + " frozen_at, frozen_entrants, frozen_root, made_at";
 
     /** Entrants per multi-row insert. */
     static final int PAGE = 5_000;
@@ -66,10 +67,13 @@ public class DrawRepository {
         return draws;
     }
 
-    /** Draws whose window ended by {@code now} and whose outcome is not recorded yet, of events not retired. */
+    /**
+     * Draws whose window ended by {@code now} and that are not made yet (not recorded, or recorded and not yet written
+     * into Redis), of events not retired.
+     */
     List<Long> due(Instant now, int limit) {
         return jdbc.sql("SELECT d.coupon_id FROM coupon_draw d JOIN coupon c ON c.id = d.coupon_id"
-                        + " WHERE d.drawn_at IS NULL AND d.draw_at <= ? AND c.retired_at IS NULL"
+                        + " WHERE d.made_at IS NULL AND d.draw_at <= ? AND c.retired_at IS NULL"
                         + " ORDER BY d.draw_at LIMIT ?")
                 .params(Timestamp.from(now), limit)
                 .query(Long.class)
@@ -82,6 +86,42 @@ public class DrawRepository {
                 .param(couponId)
                 .query(byte[].class)
                 .optional();
+    }
+
+    /**
+     * Freezes the entrant set (its count and root) unless it is frozen already: once only. True when this call froze
+     * it.
+     */
+    boolean freeze(long couponId, Instant now, int entrants, String root) {
+        return jdbc.sql("UPDATE coupon_draw SET frozen_at = ?, frozen_entrants = ?, frozen_root = ?"
+                                + " WHERE coupon_id = ? AND frozen_at IS NULL")
+                        .params(Timestamp.from(now), entrants, root, couponId)
+                        .update()
+                == 1;
+    }
+
+    /** How many entrant rows MySQL holds for the draw. */
+    long entrantRows(long couponId) {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon_draw_entrant WHERE coupon_id = ?")
+                .param(couponId)
+                .query(Long.class)
+                .single();
+    }
+
+    /** The members a recorded draw placed, place 1 first. */
+    List<String> placedInOrder(long couponId) {
+        return jdbc.sql("SELECT member_id FROM coupon_draw_entrant WHERE coupon_id = ? AND place IS NOT NULL"
+                        + " ORDER BY place")
+                .param(couponId)
+                .query(String.class)
+                .list();
+    }
+
+    /** The recorded draw is in Redis: members know their outcome. Once only. */
+    void markMade(long couponId, Instant now) {
+        jdbc.sql("UPDATE coupon_draw SET made_at = ? WHERE coupon_id = ? AND made_at IS NULL")
+                .params(Timestamp.from(now), couponId)
+                .update();
     }
 
     /**
@@ -153,6 +193,14 @@ public class DrawRepository {
                 rs.getObject("placed", Integer.class),
                 rs.getString("entrants_digest"),
                 rs.getObject("first_sequence", Long.class),
-                seed == null ? null : DrawRules.hex(seed));
+                seed == null ? null : DrawRules.hex(seed),
+                instant(rs.getTimestamp("frozen_at")),
+                rs.getObject("frozen_entrants", Integer.class),
+                rs.getString("frozen_root"),
+                instant(rs.getTimestamp("made_at")));
+    }
+
+    private static Instant instant(Timestamp at) {
+        return at == null ? null : at.toInstant();
     }
 }
