@@ -55,6 +55,35 @@ public final class StockShards {
         }
     }
 
+    /**
+     * A shard's stock hash: {@code share} (what it was dealt at the start), {@code moved} (what transfers brought in
+     * less what it gave away: its cap is {@code share + moved}), {@code moves} (transfers in and out, counted), {@code
+     * total} (the event's), {@code out} (1 once every shard was found out).
+     */
+    public static String stock(String tag) {
+        return tag + ":stock";
+    }
+
+    /** A shard's queue: member → the shard's admission sequence (shard 0's is the event's own queue). */
+    public static String queue(String tag) {
+        return tag + ":queue";
+    }
+
+    /** A shard's last admission sequence. */
+    public static String seq(String tag) {
+        return tag + ":seq";
+    }
+
+    /** A shard's transfers given and not yet known taken: transfer id → {@code receivingShard:amount}. */
+    public static String escrow(String tag) {
+        return tag + ":escrow";
+    }
+
+    /** The transfer ids a shard took: a transfer completed twice counts once. */
+    public static String received(String tag) {
+        return tag + ":received";
+    }
+
     /** The home shard of a member: {@code CRC32(UTF-8 member id) mod shards}. */
     public static int home(String memberId, int shards) {
         check(shards, 0);
