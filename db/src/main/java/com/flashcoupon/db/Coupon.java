@@ -17,6 +17,7 @@ import java.time.Instant;
  *     are placed by a draw; 0 for FIFO
  * @param announceAt from when members may see the event; null for an event created before it was kept (visible from its
  *     creation)
+ * @param stockShards the Redis hash slots the event's admission state is spread over (1: one slot, {@code {cpn:ID}})
  */
 public record Coupon(
         long id,
@@ -42,7 +43,8 @@ public record Coupon(
         int unknownCount,
         Queueing queueing,
         int queueingWindowSeconds,
-        Instant announceAt) {
+        Instant announceAt,
+        int stockShards) {
 
     /** How an event orders its members (docs/architecture.md, "Queueing modes"). */
     public enum Queueing {

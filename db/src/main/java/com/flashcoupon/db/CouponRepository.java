@@ -19,7 +19,7 @@ public class CouponRepository {
     private static final String COLUMNS = "id, name, total_quantity, open_at, close_at, issue_rate_per_second,"
             + " valid_days, status, issued_count, failed_count, dead_lettered_count, notified_count,"
             + " published_count, created_at, version, settled_at, retired_at, admitted_count, rejected_sold_out_count,"
-            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds, announce_at";
+            + " admitted_seen_count, unknown_count, queueing, queueing_window_seconds, announce_at, stock_shards";
 
     private static final RowMapper<Coupon> ROW = CouponRepository::map;
 
@@ -35,7 +35,8 @@ public class CouponRepository {
     public long insert(NewCoupon coupon) {
         var keys = new GeneratedKeyHolder();
         jdbc.sql("INSERT INTO coupon (name, total_quantity, open_at, close_at, issue_rate_per_second, valid_days,"
-                        + " queueing, queueing_window_seconds, announce_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+                        + " queueing, queueing_window_seconds, announce_at, stock_shards)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
                 .params(
                         coupon.name(),
                         coupon.totalQuantity(),
@@ -45,7 +46,8 @@ public class CouponRepository {
                         coupon.validDays(),
                         coupon.queueing().name(),
                         coupon.queueingWindowSeconds(),
-                        timestamp(coupon.announceAt()))
+                        timestamp(coupon.announceAt()),
+                        coupon.stockShards())
                 .update(keys, "id");
         return keys.getKeyAs(Number.class).longValue();
     }
@@ -82,6 +84,18 @@ public class CouponRepository {
         return jdbc.sql("UPDATE coupon SET issue_rate_per_second = ?, version = version + 1"
                                 + " WHERE id = ? AND retired_at IS NULL")
                         .params(issueRatePerSecond, id)
+                        .update()
+                > 0;
+    }
+
+    /**
+     * The event's stock shards (issue 35), only while it has not opened by the database's clock: false when there is
+     * no such event, it is retired, or it opened (an open event's admission state already lives in its shards).
+     */
+    public boolean updateStockShards(long id, int stockShards) {
+        return jdbc.sql("UPDATE coupon SET stock_shards = ?, version = version + 1"
+                                + " WHERE id = ? AND retired_at IS NULL AND open_at > NOW(3)")
+                        .params(stockShards, id)
                         .update()
                 > 0;
     }
@@ -259,7 +273,8 @@ public class CouponRepository {
                 rs.getInt("unknown_count"),
                 Coupon.Queueing.valueOf(rs.getString("queueing")),
                 rs.getInt("queueing_window_seconds"),
-                instant(rs.getTimestamp("announce_at")));
+                instant(rs.getTimestamp("announce_at")),
+                rs.getInt("stock_shards"));
     }
 
     static Timestamp timestamp(Instant instant) {

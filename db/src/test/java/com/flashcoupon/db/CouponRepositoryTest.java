@@ -58,6 +58,26 @@ class CouponRepositoryTest {
             assertThat(coupon.issueRatePerSecond()).isEqualTo(7);
             assertThat(coupon.closedByOperator()).isFalse();
             assertThat(coupon.issuedCount()).isZero();
+            assertThat(coupon.stockShards()).as("one stock shard unless told").isEqualTo(1);
+        }
+
+        @Test
+        void shouldKeepTheStockShardsAndChangeThemOnlyBeforeTheEventOpens() {
+            Instant open = tomorrow();
+            long id = coupons.insert(new NewCoupon("Sharded", 10, open, null, 7, 3, Coupon.Queueing.FIFO, 0, null, 6));
+            assertThat(coupons.findById(id).orElseThrow().stockShards()).isEqualTo(6);
+
+            long version = coupons.findById(id).orElseThrow().version();
+            assertThat(coupons.updateStockShards(id, 2)).isTrue();
+            assertThat(coupons.findById(id).orElseThrow().stockShards()).isEqualTo(2);
+            assertThat(coupons.findById(id).orElseThrow().version()).isGreaterThan(version);
+
+            long opened = coupons.insert(new NewCoupon(
+                    "Open", 10, Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS), null, 7, 3));
+            assertThat(coupons.updateStockShards(opened, 2))
+                    .as("opened by the database's clock")
+                    .isFalse();
+            assertThat(coupons.findById(opened).orElseThrow().stockShards()).isEqualTo(1);
         }
     }
 

@@ -57,7 +57,9 @@ class AdminController {
         @ApiResponse(responseCode = "200", description = "Changed; takes effect within one drain tick"),
         @ApiResponse(responseCode = "400", description = "INVALID_REQUEST"),
         @ApiResponse(responseCode = "404", description = "COUPON_NOT_FOUND"),
-        @ApiResponse(responseCode = "409", description = "RETIRED: the event's life is over")
+        @ApiResponse(
+                responseCode = "409",
+                description = "RETIRED: the event's life is over; ALREADY_OPEN: stockShards once open")
     })
     @PatchMapping(path = "/{couponId}", consumes = "application/json")
     Mono<AdminCouponView> patch(@PathVariable @Positive long couponId, @Valid @RequestBody PatchCouponRequest request) {

@@ -11,8 +11,8 @@ import java.time.Instant;
 
 /**
  * A coupon as an operator sees it: the member view plus the rate, the window, live counters and where the event is in
- * its life ({@code lifecycle}; {@code settledAt} and {@code retiredAt} when it got there). A retired event shows its
- * final figures, kept in MySQL.
+ * its life ({@code lifecycle}; {@code settledAt} and {@code retiredAt} when it got there), and the Redis hash slots its
+ * admission state is spread over ({@code stockShards}). A retired event shows its final figures, kept in MySQL.
  */
 record AdminCouponView(
         long id,
@@ -37,7 +37,8 @@ record AdminCouponView(
         @JsonInclude(JsonInclude.Include.NON_NULL) Draw draw,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant announceAt,
         @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit,
-        @JsonInclude(JsonInclude.Include.NON_NULL) RedemptionCounts.Counts redemption) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) RedemptionCounts.Counts redemption,
+        int stockShards) {
 
     /** With the coupon's benefit (null: none) and what became of its issued coupons. */
     AdminCouponView withRedemption(Benefit benefit, RedemptionCounts.Counts counts) {
@@ -64,7 +65,8 @@ record AdminCouponView(
                 draw,
                 announceAt,
                 benefit,
-                counts.ofIssued(stats.issued()));
+                counts.ofIssued(stats.issued()),
+                stockShards);
     }
 
     /**
@@ -214,7 +216,8 @@ record AdminCouponView(
                 draw == null ? null : Draw.of(draw, state),
                 coupon.announceAt(),
                 null,
-                null);
+                null,
+                coupon.stockShards());
     }
 
     /** What this instance saw of the coupon's drain; the configured rate alone when it saw nothing (not drained). */

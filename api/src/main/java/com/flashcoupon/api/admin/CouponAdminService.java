@@ -15,6 +15,7 @@ import com.flashcoupon.api.redemption.Benefits;
 import com.flashcoupon.api.redemption.RedemptionCounts;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.web.ApiException;
+import com.flashcoupon.api.web.ErrorCode;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import com.flashcoupon.db.NewCoupon;
@@ -101,7 +102,8 @@ class CouponAdminService {
                 request.queueingWindowSecondsOrZero(),
                 request.announceAt() != null
                         ? seconds(request.announceAt())
-                        : seconds(request.openAt()).minus(announceLead));
+                        : seconds(request.openAt()).minus(announceLead),
+                request.stockShardsOrDefault());
         return blocking.call(() -> {
                     Long created = transaction.execute(status -> {
                         long id = coupons.insert(coupon);
@@ -189,7 +191,16 @@ class CouponAdminService {
                         return Mono.error(ApiException.invalid(
                                 "closeAt must be after the queueing window's draw (" + coupon.drawAt() + ")."));
                     }
+                    if (request.stockShards() != null && !clock.instant().isBefore(coupon.openAt())) {
+                        return Mono.error(alreadyOpen(coupon));
+                    }
                     return blocking.run(() -> {
+                        // the shards first, refused by the database's clock once the event opened: then nothing changes
+                        if (request.stockShards() != null && !coupons.updateStockShards(id, request.stockShards())) {
+                            throw coupons.findById(id).map(Coupon::retired).orElse(true)
+                                    ? ApiException.retired(id)
+                                    : alreadyOpen(coupon);
+                        }
                         // each update refuses a retired row: a retirement that committed since our read wins
                         if (request.issueRatePerSecond() != null
                                 && !coupons.updateRate(id, request.issueRatePerSecond())) {
@@ -203,6 +214,13 @@ class CouponAdminService {
                 .thenReturn(id)
                 .handle(logging(changed -> log.info("coupon {} changed: {}", changed, request)))
                 .then(remirror(id));
+    }
+
+    /** 409 ALREADY_OPEN: an open event's admission state already lives in its shards. */
+    private static ApiException alreadyOpen(Coupon coupon) {
+        return ApiException.of(
+                ErrorCode.ALREADY_OPEN,
+                "Coupon " + coupon.id() + " opened at " + coupon.openAt() + "; its stockShards no longer change.");
     }
 
     Mono<AdminCouponView> close(long id) {

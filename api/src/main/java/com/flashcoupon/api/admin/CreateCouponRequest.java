@@ -3,6 +3,7 @@ package com.flashcoupon.api.admin;
 import com.flashcoupon.api.gate.GateRequest;
 import com.flashcoupon.api.gatestate.GateSettings;
 import com.flashcoupon.api.redemption.Benefit;
+import com.flashcoupon.contract.StockShards;
 import com.flashcoupon.db.Coupon;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.AssertTrue;
@@ -18,7 +19,8 @@ import java.time.Instant;
  * RANDOMIZED_START takes {@code queueingWindowSeconds}, the window after {@code openAt} whose members are placed by a
  * draw. {@code announceAt}, from when members may see the event, defaults to {@code openAt} minus {@code
  * COUPON_ANNOUNCE_LEAD} and is never after {@code openAt}. {@code benefit} (optional) is what the coupon is worth,
- * fixed from then on.
+ * fixed from then on. {@code stockShards} (1 to 64, default 1) is how many Redis hash slots its admission state is spread
+ * over (docs/architecture.md, "Stock shards"); only 1 is served until the sharded admission path is complete.
  */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,
@@ -34,13 +36,23 @@ record CreateCouponRequest(
         @Valid GateRequest.Eligibility eligibility,
         GateSettings.Mode eligibilityMode,
         @Valid GateRequest.HumanCheck humanCheck,
-        @Valid Benefit benefit) {
+        @Valid Benefit benefit,
+        @Min(1) @Max(StockShards.MAX) Integer stockShards) {
 
     GateRequest gate() {
         return new GateRequest(eligibility, eligibilityMode, humanCheck);
     }
 
     static final int DEFAULT_VALID_DAYS = 30;
+
+    @AssertTrue(message = ShardsServed.NOT_SERVED)
+    boolean isStockShards() {
+        return ShardsServed.served(stockShards);
+    }
+
+    int stockShardsOrDefault() {
+        return stockShards == null ? 1 : stockShards;
+    }
 
     /** Compared as they are stored (whole seconds), so a stored closeAt never equals openAt or the draw's time. */
     @AssertTrue(message = "must be after openAt, and after the queueing window when there is one")

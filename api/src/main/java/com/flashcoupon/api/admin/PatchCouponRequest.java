@@ -1,17 +1,27 @@
 package com.flashcoupon.api.admin;
 
+import com.flashcoupon.contract.StockShards;
 import jakarta.validation.constraints.AssertTrue;
 import jakarta.validation.constraints.Max;
 import jakarta.validation.constraints.Min;
 import java.time.Instant;
 
-/** {@code PATCH /admin/v1/coupons/{id}}: the issue rate and/or the end of the window. */
+/**
+ * {@code PATCH /admin/v1/coupons/{id}}: the issue rate and/or the end of the window, and, until the event opens, its
+ * stock shards.
+ */
 record PatchCouponRequest(
         @Min(1) @Max(100_000) Integer issueRatePerSecond,
-        @StorableTime Instant closeAt) {
+        @StorableTime Instant closeAt,
+        @Min(1) @Max(StockShards.MAX) Integer stockShards) {
 
     @AssertTrue(message = "give issueRatePerSecond and/or closeAt")
     boolean isIssueRatePerSecond() {
-        return issueRatePerSecond != null || closeAt != null;
+        return issueRatePerSecond != null || closeAt != null || stockShards != null;
+    }
+
+    @AssertTrue(message = ShardsServed.NOT_SERVED)
+    boolean isStockShards() {
+        return ShardsServed.served(stockShards);
     }
 }

@@ -1,0 +1,166 @@
+package com.flashcoupon.api.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.TestEnvironment;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+/** An event's stock shards (issue 35) in the admin API: given at creation, shown, changed until the event opens. */
+@ApiTest
+class StockShardsAdminTest extends ApiTestBase {
+
+    private static Map<String, Object> inAnHour() {
+        return new HashMap<>(Map.of(
+                "name",
+                "Sharded",
+                "totalQuantity",
+                100,
+                "openAt",
+                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                10));
+    }
+
+    private WebTestClient.ResponseSpec create(Map<String, Object> body) {
+        return client().post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange();
+    }
+
+    private WebTestClient.ResponseSpec patch(long id, String body) {
+        return client().patch()
+                .uri("/admin/v1/coupons/{id}", id)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange();
+    }
+
+    private int stored(long id) {
+        return jdbc.sql("SELECT stock_shards FROM coupon WHERE id = ?")
+                .param(id)
+                .query(Integer.class)
+                .single();
+    }
+
+    private long rows() {
+        return jdbc.sql("SELECT COUNT(*) FROM coupon").query(Long.class).single();
+    }
+
+    @Test
+    void shouldKeepOneShardWhenNoneIsGiven() {
+        long id = createCoupon(inAnHour());
+        assertThat(stored(id)).isEqualTo(1);
+        client().get()
+                .uri("/admin/v1/coupons/{id}", id)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.stockShards")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldStoreAndShowOneShardWhenGiven() {
+        var body = inAnHour();
+        body.put("stockShards", 1);
+        create(body)
+                .expectStatus()
+                .isCreated()
+                .expectBody()
+                .jsonPath("$.stockShards")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void shouldRefuseShardCountsOutsideOneToSixtyFourAndWriteNothing() {
+        long before = rows();
+        for (int shards : new int[] {0, -1, 65, 1000}) {
+            var body = inAnHour();
+            body.put("stockShards", shards);
+            expectProblem(create(body), 400, "INVALID_REQUEST")
+                    .jsonPath("$.errors[0].field")
+                    .isEqualTo("stockShards");
+        }
+        assertThat(rows()).isEqualTo(before);
+    }
+
+    /** Until admission, the drainer, status and restore work across shards, no event can have more than one. */
+    @Test
+    void shouldRefuseMoreThanOneShardWithAClearProblemUntilTheShardPathIsServed() {
+        long before = rows();
+        for (int shards : new int[] {2, 6, 64}) {
+            var body = inAnHour();
+            body.put("stockShards", shards);
+            String problem = create(body)
+                    .expectStatus()
+                    .isBadRequest()
+                    .expectBody(String.class)
+                    .returnResult()
+                    .getResponseBody();
+            assertThat(problem)
+                    .contains("\"code\":\"INVALID_REQUEST\"")
+                    .contains("\"field\":\"stockShards\"")
+                    .contains("not served yet");
+        }
+        assertThat(rows()).isEqualTo(before);
+        long id = createCoupon(inAnHour());
+        expectProblem(patch(id, "{\"stockShards\":6}"), 400, "INVALID_REQUEST");
+        assertThat(stored(id)).isEqualTo(1);
+    }
+
+    @Test
+    void shouldChangeTheShardsWhenPatchedBeforeTheEventOpens() {
+        long id = createCoupon(inAnHour());
+        // an event whose shards were set otherwise (the column allows 1 to 64): brought back to one by the api
+        jdbc.sql("UPDATE coupon SET stock_shards = 3 WHERE id = ?").param(id).update();
+        long version = jdbc.sql("SELECT version FROM coupon WHERE id = ?")
+                .param(id)
+                .query(Long.class)
+                .single();
+        patch(id, "{\"stockShards\":1}")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.stockShards")
+                .isEqualTo(1);
+        assertThat(stored(id)).isEqualTo(1);
+        assertThat(jdbc.sql("SELECT version FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Long.class)
+                        .single())
+                .isGreaterThan(version);
+        expectProblem(patch(id, "{\"stockShards\":65}"), 400, "INVALID_REQUEST");
+    }
+
+    @Test
+    void shouldRefuseToChangeTheShardsOnceTheEventOpened() {
+        long id = createCoupon(5, 1); // opened a minute ago
+        jdbc.sql("UPDATE coupon SET stock_shards = 3 WHERE id = ?").param(id).update();
+        expectProblem(patch(id, "{\"stockShards\":1}"), 409, "ALREADY_OPEN");
+        assertThat(stored(id)).isEqualTo(3);
+    }
+
+    @Test
+    void shouldRefuseAShardCountTheDatabaseDoesNotHold() {
+        long id = createCoupon(inAnHour());
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> jdbc.sql("UPDATE coupon SET stock_shards = 65 WHERE id = ?")
+                                .param(id)
+                                .update())
+                .isInstanceOf(org.springframework.dao.DataAccessException.class);
+    }
+}

@@ -1,0 +1,206 @@
+package com.flashcoupon.api.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.StockShards;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+/**
+ * An event's stock over K shards against a real Redis (docs/architecture.md, "Stock shards"): exactly N admitted to a
+ * crowd larger than N, none left on any shard, one per member across shards, and nothing lost or counted twice when an
+ * instance dies in the middle of a transfer.
+ */
+class ShardStockTest {
+
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static ShardStock stock;
+
+    @BeforeAll
+    static void connect() {
+        client = RedisClient.create(TestEnvironment.REDIS_URL);
+        connection = client.connect();
+        stock = new ShardStock(new LettuceShardRedis(connection.async()));
+    }
+
+    @AfterAll
+    static void close() {
+        connection.close();
+        client.shutdown();
+    }
+
+    /** An event id of this run's own, far from the other tests' (and below the warm-ups'). */
+    static long newCoupon() {
+        return 8_000_000_000L + ThreadLocalRandom.current().nextLong(1_000_000_000L);
+    }
+
+    static long capsInAll(List<ShardTransfers.Look> looks) {
+        return looks.stream().mapToLong(look -> look.free() + look.admitted()).sum();
+    }
+
+    @Test
+    void shouldAdmitExactlyNOfACrowdOfNPlusTenPercentAndLeaveNoStockOnAnyShard() {
+        long coupon = newCoupon();
+        int shards = 6;
+        int total = 1_000;
+        stock.init(coupon, shards, total).block();
+
+        List<String> crowd = IntStream.range(0, total + total / 10)
+                .mapToObj(i -> "m-" + i + "-" + UUID.randomUUID())
+                .toList();
+        Map<ShardStock.Outcome, Long> answers = Flux.fromIterable(crowd)
+                .flatMap(member -> stock.admit(coupon, shards, member), 64)
+                .collect(Collectors.groupingBy(ShardStock.Result::outcome, Collectors.counting()))
+                .block();
+
+        assertThat(answers).containsEntry(ShardStock.Outcome.ADMITTED, (long) total);
+        assertThat(answers).containsEntry(ShardStock.Outcome.SOLD_OUT, (long) total / 10);
+        List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
+        assertThat(looks).allSatisfy(look -> {
+            assertThat(look.free()).as("shard %d left", look.shard()).isZero();
+            assertThat(look.escrow()).as("shard %d's escrow", look.shard()).isEmpty();
+            assertThat(look.out()).isTrue();
+        });
+        assertThat(looks.stream().mapToLong(ShardTransfers.Look::admitted).sum())
+                .isEqualTo(total);
+        assertThat(capsInAll(looks)).isEqualTo(total);
+
+        // every admitted member is in their home shard's queue, and only there
+        String[] tags = stock.tags(coupon, shards);
+        var sync = connection.sync();
+        for (String member : crowd) {
+            int home = StockShards.home(member, shards);
+            for (int shard = 0; shard < shards; shard++) {
+                if (shard != home) {
+                    assertThat(sync.zscore(StockShards.queue(tags[shard]), member))
+                            .isNull();
+                }
+            }
+        }
+        // asking again: the same sequence on the same shard, not a second place
+        String admitted = crowd.stream()
+                .filter(member ->
+                        sync.zscore(StockShards.queue(tags[StockShards.home(member, shards)]), member) != null)
+                .findFirst()
+                .orElseThrow();
+        int home = StockShards.home(admitted, shards);
+        ShardStock.Result again = stock.admit(coupon, shards, admitted).block();
+        assertThat(again.outcome()).isEqualTo(ShardStock.Outcome.ASKED_BEFORE);
+        assertThat(again.shard()).isEqualTo(home);
+        assertThat(again.sequence())
+                .isEqualTo(sync.zscore(StockShards.queue(tags[home]), admitted).longValue());
+    }
+
+    /** Members all of one home: that shard runs out at once, and every other shard's stock still goes to them. */
+    @Test
+    void shouldAdmitMembersWhoseHomeIsOutWhileAnotherShardHoldsStockAndSaySoldOutOnlyWhenAllAreOut() {
+        long coupon = newCoupon();
+        int shards = 4;
+        int total = 10; // shares 3, 3, 2, 2
+        stock.init(coupon, shards, total).block();
+        List<String> sameHome = IntStream.range(0, 1_000)
+                .mapToObj(i -> "h-" + i)
+                .filter(member -> StockShards.home(member, shards) == 2)
+                .limit(total + 3)
+                .toList();
+
+        for (int i = 0; i < total; i++) {
+            assertThat(stock.admit(coupon, shards, sameHome.get(i)).block().outcome())
+                    .as("member %d of one home, %d of %d coupons", i, i + 1, total)
+                    .isEqualTo(ShardStock.Outcome.ADMITTED);
+        }
+        for (int i = total; i < total + 3; i++) {
+            assertThat(stock.admit(coupon, shards, sameHome.get(i)).block().outcome())
+                    .isEqualTo(ShardStock.Outcome.SOLD_OUT);
+        }
+        List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
+        assertThat(looks.get(2).admitted()).isEqualTo(total);
+        assertThat(looks).allSatisfy(look -> assertThat(look.free()).isZero());
+        // another home's member is told sold out at once too: every shard is marked
+        String other = IntStream.range(0, 100)
+                .mapToObj(i -> "o-" + i)
+                .filter(member -> StockShards.home(member, shards) == 0)
+                .findFirst()
+                .orElseThrow();
+        assertThat(stock.admit(coupon, shards, other).block().outcome()).isEqualTo(ShardStock.Outcome.SOLD_OUT);
+    }
+
+    /** An instance dies right after the donor gave: the amount is in no cap (never more than N) until recovered. */
+    @Test
+    void shouldPassNoCouponAndLoseNoneWhenAnInstanceDiesAfterTheGive() {
+        long coupon = newCoupon();
+        int shards = 3;
+        int total = 30;
+        stock.init(coupon, shards, total).block();
+        long given = stock.giveOnly(coupon, shards, 0, 1, 4).block();
+        assertThat(given).isEqualTo(4);
+
+        List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
+        assertThat(capsInAll(looks))
+                .as("the caps while the transfer is in escrow")
+                .isEqualTo(total - given);
+        assertThat(looks.get(0).escrow()).hasSize(1);
+
+        // the crowd still gets every coupon: the sold-out check completes the dead instance's transfer first
+        long admitted = Flux.range(0, total + 5)
+                .flatMap(i -> stock.admit(coupon, shards, "c-" + i), 8)
+                .filter(result -> result.outcome() == ShardStock.Outcome.ADMITTED)
+                .count()
+                .block();
+        assertThat(admitted).isEqualTo(total);
+        looks = stock.look(coupon, shards).block();
+        assertThat(capsInAll(looks)).isEqualTo(total);
+        assertThat(looks).allSatisfy(look -> assertThat(look.escrow()).isEmpty());
+    }
+
+    /** An instance dies after the take, before the settle: recovering takes nothing twice. */
+    @Test
+    void shouldCountATransferOnceWhenItIsCompletedAgainAfterItsTake() {
+        long coupon = newCoupon();
+        int shards = 3;
+        int total = 30;
+        stock.init(coupon, shards, total).block();
+        String[] tags = stock.tags(coupon, shards);
+        var transfers = new ShardTransfers(new LettuceShardRedis(connection.async()));
+        String id = UUID.randomUUID().toString();
+        long given = transfers.give(tags, 1, 2, id, 3).block();
+        assertThat(transfers.take(tags, 2, id, given).block()).isEqualTo(1);
+        assertThat(capsInAll(stock.look(coupon, shards).block())).isEqualTo(total);
+
+        assertThat(stock.recover(coupon, shards).block()).isEqualTo(1);
+        assertThat(transfers.take(tags, 2, id, given).block())
+                .as("a take run again")
+                .isZero();
+        List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
+        assertThat(capsInAll(looks)).isEqualTo(total);
+        assertThat(looks).allSatisfy(look -> assertThat(look.escrow()).isEmpty());
+        assertThat(looks.get(2).free()).isEqualTo(10 + given);
+        assertThat(looks.get(1).free()).isEqualTo(10 - given);
+    }
+
+    @Test
+    void shouldDealTheStockOnceWhateverTheTransfersSince() {
+        long coupon = newCoupon();
+        stock.init(coupon, 3, 10).block(); // 4, 3, 3
+        var transfers = new ShardTransfers(new LettuceShardRedis(connection.async()));
+        String[] tags = stock.tags(coupon, 3);
+        String id = UUID.randomUUID().toString();
+        long given = transfers.give(tags, 0, 1, id, 2).block();
+        transfers.complete(tags, 0, 1, id, given).block();
+        stock.init(coupon, 3, 10).block();
+        List<ShardTransfers.Look> looks = stock.look(coupon, 3).block();
+        assertThat(looks.stream().map(ShardTransfers.Look::free).toList()).containsExactly(2L, 5L, 3L);
+    }
+}

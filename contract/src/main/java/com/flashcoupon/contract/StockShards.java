@@ -1,0 +1,116 @@
+package com.flashcoupon.contract;
+
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+/**
+ * Where an event's stock shards live and which shard is a member's home (docs/architecture.md, "Stock shards").
+ *
+ * <p>An event with {@code stockShards = K} keeps its admission state in K hash slots, one hash tag per shard. Shard 0
+ * is the event's own tag, {@code {cpn:ID}}, so that an event of one shard (the default) has exactly the keys it always
+ * had. The 16,384 slots are cut into K equal arcs ({@code [a * 16384 / K, (a + 1) * 16384 / K)}); shard 0 stands in
+ * the arc its slot falls in, {@code a0}, and shard {@code i > 0} gets arc {@code (a0 + i) mod K}: its tag is {@code
+ * {cpn:ID:i:n}}, with {@code n} the smallest number from 0 up whose slot (CRC16 of the tag, mod 16384, as Redis
+ * Cluster computes it) falls in the middle half of that arc. Each arc thus holds exactly one shard. A cluster whose P
+ * primaries hold contiguous, equal ranges of slots (what {@code redis-cli --cluster create} and {@code bin/up
+ * --cluster} make) then has exactly K / P shards on each primary when P divides K (shard 0 aside in the one case its
+ * slot is the single slot where the arcs' and the primaries' rounding differ), and the K shards on min(K, P) primaries,
+ * as evenly as the arcs allow, otherwise. Plain per-shard tags ({@code {cpn:ID:i}}) land where CRC16 throws them: with
+ * K = 6 on 3 primaries, one primary would often hold three or more of the six. The search is deterministic (every api
+ * instance and every tool finds the same tags) and cheap: the middle half of an arc holds at least 128 slots, so about
+ * 128 CRC16s at most on average, once per event and shard (the api caches the keys).
+ *
+ * <p>A member's home shard is {@code CRC32(UTF-8 bytes of the member id) mod K} ({@link java.util.zip.CRC32}, the
+ * IEEE polynomial): it depends on nothing but the id and K, so every instance sends a member's admission to the same
+ * shard, where the member's one-per-event check is made.
+ */
+public final class StockShards {
+
+    /** The most shards an event may have. */
+    public static final int MAX = 64;
+
+    /** Redis Cluster's hash slots. */
+    public static final int SLOTS = 16_384;
+
+    private StockShards() {}
+
+    /** The hash tag of shard {@code shard} of an event of {@code shards} shards (braces included). */
+    public static String tag(long couponId, int shards, int shard) {
+        check(shards, shard);
+        if (shard == 0) {
+            return CouponKeys.tag(couponId);
+        }
+        long arc = ((long) slot("cpn:" + couponId) * shards / SLOTS + shard) % shards;
+        long from = arc * SLOTS / shards;
+        long width = (arc + 1) * SLOTS / shards - from;
+        long low = from + width / 4;
+        long high = from + width * 3 / 4;
+        String prefix = "cpn:" + couponId + ":" + shard + ":";
+        for (int n = 0; ; n++) {
+            String inner = prefix + n;
+            int slot = slot(inner);
+            if (slot >= low && slot < high) {
+                return "{" + inner + "}";
+            }
+        }
+    }
+
+    /**
+     * A shard's stock hash: {@code share} (what it was dealt at the start), {@code moved} (what transfers brought in
+     * less what it gave away: its cap is {@code share + moved}), {@code moves} (transfers in and out, counted), {@code
+     * total} (the event's), {@code out} (1 once every shard was found out).
+     */
+    public static String stock(String tag) {
+        return tag + ":stock";
+    }
+
+    /** A shard's queue: member → the shard's admission sequence (shard 0's is the event's own queue). */
+    public static String queue(String tag) {
+        return tag + ":queue";
+    }
+
+    /** A shard's last admission sequence. */
+    public static String seq(String tag) {
+        return tag + ":seq";
+    }
+
+    /** A shard's transfers given and not yet known taken: transfer id → {@code receivingShard:amount}. */
+    public static String escrow(String tag) {
+        return tag + ":escrow";
+    }
+
+    /** The transfer ids a shard took: a transfer completed twice counts once. */
+    public static String received(String tag) {
+        return tag + ":received";
+    }
+
+    /** The home shard of a member: {@code CRC32(UTF-8 member id) mod shards}. */
+    public static int home(String memberId, int shards) {
+        check(shards, 0);
+        if (shards == 1) {
+            return 0;
+        }
+        CRC32 crc = new CRC32();
+        crc.update(memberId.getBytes(StandardCharsets.UTF_8));
+        return (int) (crc.getValue() % shards);
+    }
+
+    /** The Redis Cluster slot of a hash tag's inside (no braces): CRC16/XMODEM mod 16384, as Redis computes it. */
+    public static int slot(String tagInside) {
+        int crc = 0;
+        for (byte b : tagInside.getBytes(StandardCharsets.UTF_8)) {
+            crc ^= (b & 0xff) << 8;
+            for (int bit = 0; bit < 8; bit++) {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+                crc &= 0xffff;
+            }
+        }
+        return crc % SLOTS;
+    }
+
+    private static void check(int shards, int shard) {
+        if (shards < 1 || shards > MAX || shard < 0 || shard >= shards) {
+            throw new IllegalArgumentException("shard " + shard + " of " + shards + " (1 to " + MAX + " shards)");
+        }
+    }
+}
