@@ -149,10 +149,16 @@ public class DrawMaker {
             if (state.madeWithoutSeed()) {
                 outcome = placedBefore(couponId, entrants);
             } else {
-                if (!sameSet(couponId, record, state, entrants)) {
+                byte[] key = record.functionVersion() == 1
+                        ? null
+                        : draws.pseudonymKey(couponId)
+                                .orElseThrow(() -> new IllegalStateException(
+                                        "coupon " + couponId + " has a draw of function 2 without a pseudonym key"));
+                DrawRules.Leaves leaves = DrawRules.leaves(record.functionVersion(), key, entrants);
+                if (!sameSet(couponId, record, state, leaves)) {
                     return false;
                 }
-                outcome = drawn(couponId, entrants, state);
+                outcome = drawn(couponId, entrants, leaves, record.functionVersion(), state);
             }
             if (record(couponId, outcome)) {
                 Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -206,7 +212,8 @@ public class DrawMaker {
      * never drawn on. When the set is not frozen yet, this call freezes it and answers false: its root is public before
      * any ticket is computed, on the next pass.
      */
-    private boolean sameSet(long couponId, DrawRecord record, RedisDraw.State state, List<String> entrants) {
+    private boolean sameSet(long couponId, DrawRecord record, RedisDraw.State state, DrawRules.Leaves leaves) {
+        List<String> entrants = leaves.inOrder();
         String root = DrawRules.hex(DrawRules.entrantsDigest(entrants));
         String refused = null;
         if (state.window() == 2 && entrants.size() != state.entrants()) {
@@ -222,7 +229,7 @@ public class DrawMaker {
             log.info("coupon {}: entrant set frozen, {} entrants, root {}", couponId, entrants.size(), root);
             return false;
         } else {
-            return sameSet(couponId, draws.find(couponId).orElseThrow(), state, entrants);
+            return sameSet(couponId, draws.find(couponId).orElseThrow(), state, leaves);
         }
         if (refused != null) {
             refusedDraws.increment();
@@ -235,16 +242,21 @@ public class DrawMaker {
         return true;
     }
 
-    /** The draw from the seed and the frozen entrants: computed, nothing written. */
-    private Recorded drawn(long couponId, List<String> entrants, RedisDraw.State state) {
+    /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */
+    private Recorded drawn(
+            long couponId, List<String> entrants, DrawRules.Leaves leaves, int version, RedisDraw.State state) {
         byte[] seed = draws.secretSeed(couponId)
                 .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has a draw without a seed"));
-        DrawRules.Outcome outcome = DrawRules.draw(seed, entrants, state.places());
+        DrawRules.Outcome outcome = DrawRules.draw(seed, leaves.inOrder(), state.places());
         Map<String, Integer> places = new HashMap<>();
         for (int i = 0; i < outcome.placed().size(); i++) {
-            places.put(outcome.placed().get(i), i + 1);
+            places.put(leaves.member().get(outcome.placed().get(i)), i + 1);
         }
-        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence());
+        Map<String, String> pseudonyms = new HashMap<>();
+        if (version != 1) {
+            leaves.member().forEach((pseudonym, member) -> pseudonyms.put(member, pseudonym));
+        }
+        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence(), pseudonyms);
     }
 
     /**
@@ -265,7 +277,7 @@ public class DrawMaker {
             places.put(entrants.get(placed.get(rank)), rank + 1);
         }
         long first = placed.isEmpty() ? 0 : sequences.get(placed.getFirst()).longValue();
-        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first);
+        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first, Map.of());
     }
 
     /**
@@ -275,7 +287,7 @@ public class DrawMaker {
     private boolean record(long couponId, Recorded outcome) {
         List<DrawRepository.Entrant> page = new ArrayList<>(DrawRepository.PAGE);
         for (String member : outcome.entrants) {
-            page.add(new DrawRepository.Entrant(member, outcome.places.get(member)));
+            page.add(new DrawRepository.Entrant(member, outcome.places.get(member), outcome.pseudonyms.get(member)));
             if (page.size() == DrawRepository.PAGE) {
                 draws.recordEntrants(couponId, page);
                 page.clear();
@@ -303,6 +315,14 @@ public class DrawMaker {
         return false;
     }
 
-    /** What is recorded: the entrants in byte order, the places by member, the digest, the sequence of place 1. */
-    private record Recorded(List<String> entrants, Map<String, Integer> places, byte[] digest, long firstSequence) {}
+    /**
+     * What is recorded: the entrants in byte order, the places by member, the digest of the leaves, the sequence of
+     * place 1, and each member's pseudonym (function 2; empty for function 1).
+     */
+    private record Recorded(
+            List<String> entrants,
+            Map<String, Integer> places,
+            byte[] digest,
+            long firstSequence,
+            Map<String, String> pseudonyms) {}
 }

@@ -19,6 +19,7 @@ import java.time.Instant;
  * @param frozenEntrants how many entrants the frozen set holds; null before
  * @param frozenRoot lower-case hex SHA-256 of the frozen set's leaves (the entrants' digest); null before
  * @param madeAt when the recorded draw was written into Redis, members told; null before
+ * @param functionVersion the documented draw function it is made with: 1 over member ids, 2 over pseudonyms
  */
 public record DrawRecord(
         long couponId,
@@ -33,16 +34,12 @@ public record DrawRecord(
         Instant frozenAt,
         Integer frozenEntrants,
         String frozenRoot,
-        Instant madeAt) {
+        Instant madeAt,
+        int functionVersion) {
 
     /** The draw's outcome is recorded in MySQL: every entrant's place, the seed published. */
     public boolean recorded() {
         return drawnAt != null;
-    }
-
-    /** The version of the documented draw function this draw is made with (docs/architecture.md). */
-    public int functionVersion() {
-        return 1;
     }
 
     /** The entrant set is frozen: its count and root are public, the draw is made from that set only. */

@@ -9,6 +9,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -25,9 +26,30 @@ class PublicDrawController {
     static final CacheControl MADE = CacheControl.maxAge(Duration.ofHours(1)).cachePublic();
 
     private final PublicDraws draws;
+    private final DrawExport export;
 
-    PublicDrawController(PublicDraws draws) {
+    PublicDrawController(PublicDraws draws, DrawExport export) {
         this.draws = draws;
+        this.export = export;
+    }
+
+    @ApiResponses({
+        @ApiResponse(
+                responseCode = "200",
+                description = "Every entrant of the draw by pseudonym, one per line in ascending order of the"
+                        + " pseudonyms, with their ticket and place; nothing that names a member"),
+        @ApiResponse(
+                responseCode = "404",
+                description = "COUPON_NOT_FOUND: no such event, a FIFO event, or one not announced yet"),
+        @ApiResponse(
+                responseCode = "409",
+                description = "DRAW_NOT_MADE: the draw is not made yet, or was made with function 1 (its list names"
+                        + " members: operators only)"),
+        @ApiResponse(responseCode = "429", description = "RATE_LIMITED: the address's allowance is used up")
+    })
+    @GetMapping(path = "/public/v1/coupons/{couponId}/draw/entrants", produces = DrawController.TSV)
+    ResponseEntity<Flux<String>> entrants(@PathVariable @Positive long couponId) {
+        return ResponseEntity.ok().cacheControl(MADE).body(export.publicLines(couponId));
     }
 
     @ApiResponses({

@@ -46,7 +46,13 @@ class DrawPublicRecordTest extends FairStartTestBase {
         drawJob.tick(); // freezes the set: its root is public, no ticket computed yet
 
         Map<String, Object> frozen = json(publicRecord(id));
-        String root = HexFormat.of().formatHex(DrawRules.entrantsDigest(members));
+        byte[] key = jdbc.sql("SELECT pseudonym_key FROM coupon_draw WHERE coupon_id = ?")
+                .param(id)
+                .query(byte[].class)
+                .single();
+        String root = HexFormat.of()
+                .formatHex(DrawRules.entrantsDigest(
+                        DrawRules.leaves(2, key, members).inOrder()));
         assertThat(frozen)
                 .containsEntry("state", "DRAWING")
                 .containsEntry("entrants", 3)
@@ -64,7 +70,7 @@ class DrawPublicRecordTest extends FairStartTestBase {
                 .containsEntry("entrants", 3)
                 .containsEntry("placed", 2)
                 .containsEntry("entrantsRoot", root)
-                .containsEntry("functionVersion", 1)
+                .containsEntry("functionVersion", 2)
                 .containsEntry("entrantsPath", "/public/v1/coupons/" + id + "/draw/entrants");
         byte[] seed = HexFormat.of().parseHex((String) made.get("seed"));
         assertThat(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(seed)))
