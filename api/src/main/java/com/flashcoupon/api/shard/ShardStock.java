@@ -5,12 +5,10 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -113,7 +111,10 @@ public final class ShardStock {
                     int outcome = (int) number(reply, 0);
                     return switch (outcome) {
                         case 0 -> Mono.just(new Result(Outcome.MISSING, home, 0));
-                        case 1 -> Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1)));
+                        case 1 -> {
+                            transfers.hints().saw(tags, home, number(reply, 2));
+                            yield Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1)));
+                        }
                         case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1)));
                         case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
                         case 11 -> {
@@ -122,8 +123,9 @@ public final class ShardStock {
                                         "no stock reached shard " + home + " in " + refills + " refills"));
                             }
                             long total = number(reply, 3);
+                            transfers.hints().saw(tags, home, 0);
                             yield transfers
-                                    .refill(tags, home, want(total, tags.length), donors(home, tags.length))
+                                    .refill(tags, home, want(total, tags.length))
                                     .flatMap(refill -> switch (refill) {
                                         case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
                                         case MISSING -> Mono.just(new Result(Outcome.MISSING, home, 0));
@@ -141,16 +143,6 @@ public final class ShardStock {
      */
     static long want(long total, int shards) {
         return Math.max(1, total / (8L * shards));
-    }
-
-    /** Every shard but the home, from a random one on: homes that run out do not all ask the same donor first. */
-    static List<Integer> donors(int home, int shards) {
-        List<Integer> donors = new ArrayList<>(shards - 1);
-        int start = shards > 1 ? ThreadLocalRandom.current().nextInt(shards - 1) : 0;
-        for (int i = 0; i < shards - 1; i++) {
-            donors.add((home + 1 + (start + i) % (shards - 1)) % shards);
-        }
-        return donors;
     }
 
     /** Completes every transfer left in escrow (an instance died between its steps); how many it completed. */
