@@ -45,8 +45,16 @@ public final class ShardStock {
         SOLD_OUT
     }
 
-    /** An admission's answer: the member's home shard and, when admitted, their sequence on it. */
-    public record Result(Outcome outcome, int shard, long sequence) {}
+    /**
+     * An admission's answer: the member's home shard and, when admitted, their sequence on it and the time of their
+     * admission (microseconds, by the shard's primary's clock; 0 otherwise).
+     */
+    public record Result(Outcome outcome, int shard, long sequence, long time) {
+
+        Result(Outcome outcome, int shard) {
+            this(outcome, shard, 0, 0);
+        }
+    }
 
     static final ScriptConnection.Script INIT = script("shard_init.lua");
     static final ScriptConnection.Script ADMIT = script("shard_admit.lua");
@@ -105,18 +113,20 @@ public final class ShardStock {
         String tag = tags[home];
         return redis.eval(
                         ADMIT,
-                        new String[] {StockShards.stock(tag), StockShards.queue(tag), StockShards.seq(tag)},
+                        new String[] {
+                            StockShards.stock(tag), StockShards.queue(tag), StockShards.seq(tag), StockShards.times(tag)
+                        },
                         memberId)
                 .flatMap(reply -> {
                     int outcome = (int) number(reply, 0);
                     return switch (outcome) {
-                        case 0 -> Mono.just(new Result(Outcome.MISSING, home, 0));
+                        case 0 -> Mono.just(new Result(Outcome.MISSING, home));
                         case 1 -> {
                             transfers.hints().saw(tags, home, number(reply, 2));
-                            yield Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1)));
+                            yield Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1), number(reply, 3)));
                         }
-                        case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1)));
-                        case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
+                        case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1), number(reply, 3)));
+                        case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home));
                         case 11 -> {
                             if (refills >= MAX_REFILLS) {
                                 yield Mono.error(new IllegalStateException(
@@ -127,8 +137,8 @@ public final class ShardStock {
                             yield transfers
                                     .refill(tags, home, want(total, tags.length))
                                     .flatMap(refill -> switch (refill) {
-                                        case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
-                                        case MISSING -> Mono.just(new Result(Outcome.MISSING, home, 0));
+                                        case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home));
+                                        case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
                                         case MOVED, RETRY -> admitAt(tags, home, memberId, refills + 1);
                                     });
                         }
