@@ -152,4 +152,34 @@ class ShardStockClusterTest {
                 .as("six shards: the hottest primary's share")
                 .isLessThan(0.5);
     }
+
+    /** The primaries of this cluster share one machine's clock: the bound across machines adds their clocks' skew. */
+    @Test
+    void shouldPublishEveryAdmissionOnceInAdmissionTimeOrderAcrossThePrimaries() {
+        ShardDrainRun.Figures figures = ShardDrainRun.run(
+                new ShardStock.Redis() {
+                    @Override
+                    public Mono<List<Object>> eval(ScriptConnection.Script script, String[] keys, String... args) {
+                        return Mono.fromCompletionStage(connection
+                                .async()
+                                .<List<Object>>eval(script.text(), ScriptOutputType.MULTI, keys, args));
+                    }
+                },
+                4444,
+                6,
+                2_000,
+                2_200);
+        System.out.printf(
+                Locale.ROOT,
+                "SHARDS order: %d published, %d time inversions, worst inversion %.3f ms (<= 0: none), %d positions"
+                        + " wrong%n",
+                figures.published(),
+                figures.timeInversions(),
+                figures.worstInversionMillis(),
+                figures.positionsWrong());
+        assertThat(figures.published()).isEqualTo(2_000);
+        assertThat(figures.timeInversions()).isZero();
+        assertThat(figures.worstInversionMillis()).isLessThanOrEqualTo(0);
+        assertThat(figures.positionsWrong()).isZero();
+    }
 }
