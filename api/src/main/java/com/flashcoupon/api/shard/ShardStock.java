@@ -56,6 +56,17 @@ public final class ShardStock {
         }
     }
 
+    /**
+     * A member whose home is out while stock is in escrow that cannot be moved now (its replica wait fell short):
+     * neither admitted nor sold out can be said yet; the api answers 503, and asking again tells.
+     */
+    public static final class Unsettled extends RuntimeException {
+
+        Unsettled(int home) {
+            super("stock is in escrow and cannot be moved to shard " + home + " now (replicas behind)");
+        }
+    }
+
     static final ScriptConnection.Script INIT = script("shard_init.lua");
     static final ScriptConnection.Script ADMIT = script("shard_admit.lua");
 
@@ -139,6 +150,7 @@ public final class ShardStock {
                                     .flatMap(refill -> switch (refill) {
                                         case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home));
                                         case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
+                                        case PENDING -> Mono.error(new Unsettled(home));
                                         case MOVED, RETRY -> admitAt(tags, home, memberId, refills + 1);
                                     });
                         }

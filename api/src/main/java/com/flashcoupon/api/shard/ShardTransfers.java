@@ -48,7 +48,12 @@ public final class ShardTransfers {
         /** every shard out, nothing in escrow, seen twice with no transfer between: marked sold out */
         SOLD_OUT,
         /** a shard has no stock hash */
-        MISSING
+        MISSING,
+        /**
+         * a transfer is in escrow and could not be completed now (a replica wait fell short): stock may be in flight,
+         * so neither admitted nor sold out can be said
+         */
+        PENDING
     }
 
     /**
@@ -89,7 +94,7 @@ public final class ShardTransfers {
                 .filter(given -> given.amount() > 0)
                 .next()
                 .flatMap(given -> complete(tags, given.donor(), home, given.id(), given.amount())
-                        .map(done -> done ? Refill.MOVED : Refill.RETRY))
+                        .map(done -> done ? Refill.MOVED : Refill.PENDING))
                 .switchIfEmpty(Mono.defer(() -> soldOut(tags)));
     }
 
@@ -167,6 +172,10 @@ public final class ShardTransfers {
         return recover(tags).then(lookAll(tags)).flatMap(first -> {
             if (first.stream().anyMatch(look -> !look.exists())) {
                 return Mono.just(Refill.MISSING);
+            }
+            if (first.stream().anyMatch(look -> !look.escrow().isEmpty())
+                    && first.stream().allMatch(look -> look.free() <= 0)) {
+                return Mono.just(Refill.PENDING);
             }
             if (!allOut(first)) {
                 return Mono.just(Refill.RETRY);
