@@ -69,6 +69,19 @@ public final class StockShards {
         return tag + ":queue";
     }
 
+    /**
+     * A shard's admission times: member → the microsecond, by its primary's clock, the member was admitted on it. The
+     * drainer publishes across shards in this order, and a member's position counts those admitted before them.
+     */
+    public static String times(String tag) {
+        return tag + ":times";
+    }
+
+    /** How many of a shard's queue entries (by rank) the drainer published and Kafka acknowledged. */
+    public static String cursor(String tag) {
+        return tag + ":cursor";
+    }
+
     /** A shard's last admission sequence. */
     public static String seq(String tag) {
         return tag + ":seq";

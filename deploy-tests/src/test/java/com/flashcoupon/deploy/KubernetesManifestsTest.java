@@ -631,7 +631,7 @@ class KubernetesManifestsTest {
 
     /**
      * bin/plan's arithmetic is docs/scaling.md's (100,000 req/s x 69 us, the newest report's figure: 5 pods; x 185 us
-     * given on the command line: 11) and its trigger is openAt's.
+     * given on the command line: 11; one coupon at 1,000,000 req/s: 27 stock shards) and its trigger is openAt's.
      */
     @Test
     void thePlannerSizesASaleAndWritesItsCronTrigger() throws Exception {
@@ -678,6 +678,24 @@ class KubernetesManifestsTest {
                 ROOT);
         assertThat(cautious.exit()).as(cautious.output()).isZero();
         assertThat(cautious.output()).containsPattern("api replicas +11 ").contains("185 us: given with");
+        assertThat(plan.output()).containsPattern("stock shards +1 ");
+        // one coupon at 1,000,000 req/s: 1,000,000 x 1.21 script calls per ask over 45,000 scripts/s (half a core)
+        Result hot = run(
+                List.of(
+                        "bash",
+                        "bin/plan",
+                        "--requests-per-second",
+                        "1000000",
+                        "--coupons",
+                        "1",
+                        "--issue-rate",
+                        "2000"),
+                ROOT);
+        assertThat(hot.exit()).as(hot.output()).isZero();
+        assertThat(hot.output())
+                .containsPattern("stock shards +27 ")
+                .containsPattern("Redis primaries +27 ")
+                .contains("NOT SERVED YET");
         Result missing = run(List.of("bash", "bin/plan", "--coupons", "1"), ROOT);
         assertThat(missing.exit()).isNotZero();
     }

@@ -5,12 +5,10 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -47,8 +45,27 @@ public final class ShardStock {
         SOLD_OUT
     }
 
-    /** An admission's answer: the member's home shard and, when admitted, their sequence on it. */
-    public record Result(Outcome outcome, int shard, long sequence) {}
+    /**
+     * An admission's answer: the member's home shard and, when admitted, their sequence on it and the time of their
+     * admission (microseconds, by the shard's primary's clock; 0 otherwise).
+     */
+    public record Result(Outcome outcome, int shard, long sequence, long time) {
+
+        Result(Outcome outcome, int shard) {
+            this(outcome, shard, 0, 0);
+        }
+    }
+
+    /**
+     * A member whose home is out while stock is in escrow that cannot be moved now (its replica wait fell short):
+     * neither admitted nor sold out can be said yet; the api answers 503, and asking again tells.
+     */
+    public static final class Unsettled extends RuntimeException {
+
+        Unsettled(int home) {
+            super("stock is in escrow and cannot be moved to shard " + home + " now (replicas behind)");
+        }
+    }
 
     static final ScriptConnection.Script INIT = script("shard_init.lua");
     static final ScriptConnection.Script ADMIT = script("shard_admit.lua");
@@ -107,26 +124,33 @@ public final class ShardStock {
         String tag = tags[home];
         return redis.eval(
                         ADMIT,
-                        new String[] {StockShards.stock(tag), StockShards.queue(tag), StockShards.seq(tag)},
+                        new String[] {
+                            StockShards.stock(tag), StockShards.queue(tag), StockShards.seq(tag), StockShards.times(tag)
+                        },
                         memberId)
                 .flatMap(reply -> {
                     int outcome = (int) number(reply, 0);
                     return switch (outcome) {
-                        case 0 -> Mono.just(new Result(Outcome.MISSING, home, 0));
-                        case 1 -> Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1)));
-                        case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1)));
-                        case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
+                        case 0 -> Mono.just(new Result(Outcome.MISSING, home));
+                        case 1 -> {
+                            transfers.hints().saw(tags, home, number(reply, 2));
+                            yield Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1), number(reply, 3)));
+                        }
+                        case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1), number(reply, 3)));
+                        case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home));
                         case 11 -> {
                             if (refills >= MAX_REFILLS) {
                                 yield Mono.error(new IllegalStateException(
                                         "no stock reached shard " + home + " in " + refills + " refills"));
                             }
                             long total = number(reply, 3);
+                            transfers.hints().saw(tags, home, 0);
                             yield transfers
-                                    .refill(tags, home, want(total, tags.length), donors(home, tags.length))
+                                    .refill(tags, home, want(total, tags.length))
                                     .flatMap(refill -> switch (refill) {
-                                        case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home, 0));
-                                        case MISSING -> Mono.just(new Result(Outcome.MISSING, home, 0));
+                                        case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home));
+                                        case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
+                                        case PENDING -> Mono.error(new Unsettled(home));
                                         case MOVED, RETRY -> admitAt(tags, home, memberId, refills + 1);
                                     });
                         }
@@ -141,16 +165,6 @@ public final class ShardStock {
      */
     static long want(long total, int shards) {
         return Math.max(1, total / (8L * shards));
-    }
-
-    /** Every shard but the home, from a random one on: homes that run out do not all ask the same donor first. */
-    static List<Integer> donors(int home, int shards) {
-        List<Integer> donors = new ArrayList<>(shards - 1);
-        int start = shards > 1 ? ThreadLocalRandom.current().nextInt(shards - 1) : 0;
-        for (int i = 0; i < shards - 1; i++) {
-            donors.add((home + 1 + (start + i) % (shards - 1)) % shards);
-        }
-        return donors;
     }
 
     /** Completes every transfer left in escrow (an instance died between its steps); how many it completed. */

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -47,7 +48,12 @@ public final class ShardTransfers {
         /** every shard out, nothing in escrow, seen twice with no transfer between: marked sold out */
         SOLD_OUT,
         /** a shard has no stock hash */
-        MISSING
+        MISSING,
+        /**
+         * a transfer is in escrow and could not be completed now (a replica wait fell short): stock may be in flight,
+         * so neither admitted nor sold out can be said
+         */
+        PENDING
     }
 
     /**
@@ -62,13 +68,25 @@ public final class ShardTransfers {
 
     private final ShardStock.Redis redis;
 
+    /** The sold-out check under way per event (its shard 0 tag): members who find every donor empty share one. */
+    private final Map<String, Mono<Refill>> checks = new ConcurrentHashMap<>();
+
+    private final DonorHints hints = new DonorHints();
+
     ShardTransfers(ShardStock.Redis redis) {
         this.redis = redis;
     }
 
-    /** Moves stock from the first donor that has some to {@code home}; sold out when none has and none will. */
-    Mono<Refill> refill(String[] tags, int home, long want, List<Integer> donors) {
-        return Flux.fromIterable(donors)
+    DonorHints hints() {
+        return hints;
+    }
+
+    /**
+     * Moves stock to {@code home} from the first donor that has some, asking those this instance saw with the most
+     * first and skipping those it saw empty; sold out when none has and none will.
+     */
+    Mono<Refill> refill(String[] tags, int home, long want) {
+        return Flux.defer(() -> Flux.fromIterable(hints.donors(tags, home)))
                 .concatMap(donor -> {
                     String id = UUID.randomUUID().toString();
                     return give(tags, donor, home, id, want).map(given -> new Given(donor, id, given));
@@ -76,7 +94,7 @@ public final class ShardTransfers {
                 .filter(given -> given.amount() > 0)
                 .next()
                 .flatMap(given -> complete(tags, given.donor(), home, given.id(), given.amount())
-                        .map(done -> done ? Refill.MOVED : Refill.RETRY))
+                        .map(done -> done ? Refill.MOVED : Refill.PENDING))
                 .switchIfEmpty(Mono.defer(() -> soldOut(tags)));
     }
 
@@ -91,7 +109,12 @@ public final class ShardTransfers {
                         id,
                         Integer.toString(receiver),
                         Long.toString(want))
-                .map(reply -> number(reply, 0));
+                .map(reply -> {
+                    long given = number(reply, 0);
+                    // it gave at most half of what it had, rounded up: given - 1 or more is left (asked again if 0)
+                    hints.saw(tags, donor, given == 0 ? 0 : Math.max(1, given - 1));
+                    return given;
+                });
     }
 
     /**
@@ -130,12 +153,29 @@ public final class ShardTransfers {
      * Sold out once every shard was seen with nothing free and nothing in escrow, twice, each shard's transfer count
      * the same both times: between the two looks there was then a moment when every coupon was admitted (a transfer
      * in flight would have shown in its donor's escrow at the first look, or moved a count), and stock only ever moves
-     * out of a shard that has some. Every shard is then marked out, so later askers are answered in one step.
+     * out of a shard that has some. Every shard is then marked out, so later askers are answered in one step. The
+     * members of one instance who find every donor empty at once wait for one check, not one each.
      */
+    @SuppressWarnings("unchecked")
     private Mono<Refill> soldOut(String[] tags) {
+        return Mono.defer(() -> {
+            Mono<Refill>[] mine = new Mono[1];
+            return checks.computeIfAbsent(
+                    tags[0],
+                    key -> mine[0] = check(tags)
+                            .doFinally(signal -> checks.remove(key, mine[0]))
+                            .cache());
+        });
+    }
+
+    private Mono<Refill> check(String[] tags) {
         return recover(tags).then(lookAll(tags)).flatMap(first -> {
             if (first.stream().anyMatch(look -> !look.exists())) {
                 return Mono.just(Refill.MISSING);
+            }
+            if (first.stream().anyMatch(look -> !look.escrow().isEmpty())
+                    && first.stream().allMatch(look -> look.free() <= 0)) {
+                return Mono.just(Refill.PENDING);
             }
             if (!allOut(first)) {
                 return Mono.just(Refill.RETRY);
@@ -188,6 +228,7 @@ public final class ShardTransfers {
                             })
                             .map(reply -> look(shard, reply));
                 })
+                .doOnNext(look -> hints.saw(tags, look.shard(), look.free()))
                 .collectList();
     }
 

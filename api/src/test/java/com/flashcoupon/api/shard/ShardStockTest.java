@@ -203,4 +203,57 @@ class ShardStockTest {
         List<ShardTransfers.Look> looks = stock.look(coupon, 3).block();
         assertThat(looks.stream().map(ShardTransfers.Look::free).toList()).containsExactly(2L, 5L, 3L);
     }
+
+    /**
+     * With replica waits, a transfer whose give has not reached the replicas is not taken: a failover could undo the
+     * give after the take counted it. The member is neither admitted nor told sold out; once the replicas are back,
+     * the transfer completes and every coupon is still there.
+     */
+    @Test
+    void shouldNeitherAdmitNorSaySoldOutWhileATransferCannotReachTheReplicas() {
+        long coupon = newCoupon();
+        int shards = 2;
+        int total = 4; // 2 and 2
+        var replicasUp = new java.util.concurrent.atomic.AtomicBoolean(false);
+        var plain = new LettuceShardRedis(connection.async());
+        ShardStock.Redis redis = new ShardStock.Redis() {
+            @Override
+            public reactor.core.publisher.Mono<List<Object>> eval(
+                    com.flashcoupon.api.redis.ScriptConnection.Script script, String[] keys, String... args) {
+                return plain.eval(script, keys, args);
+            }
+
+            @Override
+            public reactor.core.publisher.Mono<Boolean> replicated(String key) {
+                return reactor.core.publisher.Mono.just(replicasUp.get());
+            }
+        };
+        var waiting = new ShardStock(redis);
+        waiting.init(coupon, shards, total).block();
+        List<String> homeZero = IntStream.range(0, 200)
+                .mapToObj(i -> "w-" + i)
+                .filter(member -> StockShards.home(member, shards) == 0)
+                .limit(3)
+                .toList();
+        assertThat(waiting.admit(coupon, shards, homeZero.get(0)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.ADMITTED);
+        assertThat(waiting.admit(coupon, shards, homeZero.get(1)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.ADMITTED);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> waiting.admit(coupon, shards, homeZero.get(2)).block())
+                .isInstanceOf(ShardStock.Unsettled.class);
+        List<ShardTransfers.Look> looks = waiting.look(coupon, shards).block();
+        assertThat(capsInAll(looks)).isLessThan(total);
+        assertThat(looks.get(1).escrow()).hasSize(1);
+
+        replicasUp.set(true);
+        assertThat(waiting.admit(coupon, shards, homeZero.get(2)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.ADMITTED);
+        // the transfer left in escrow is still there, in no cap, until a recovery completes it
+        assertThat(capsInAll(waiting.look(coupon, shards).block())).isLessThan(total);
+        assertThat(waiting.recover(coupon, shards).block()).isEqualTo(1);
+        looks = waiting.look(coupon, shards).block();
+        assertThat(capsInAll(looks)).isEqualTo(total);
+        assertThat(looks).allSatisfy(look -> assertThat(look.escrow()).isEmpty());
+    }
 }

@@ -1,0 +1,115 @@
+package com.flashcoupon.api.shard;
+
+import static com.flashcoupon.api.redis.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.text;
+
+import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.contract.StockShards;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * First come across shards (docs/architecture.md, "Stock shards"): the next batch to publish is taken from every
+ * shard's queue after its cursor and merged by admission time, up to the earliest of the shards' clocks when they were
+ * read (the horizon), strictly before it: an admission not read yet on any shard is at or after the horizon, so nothing published later can
+ * have been admitted before something published now, by the primaries' clocks. Each shard's cursor then moves past its
+ * own members of the batch, once Kafka acknowledged it.
+ */
+public final class ShardOrder {
+
+    static final ScriptConnection.Script PEEK = ShardStock.script("shard_peek.lua");
+    static final ScriptConnection.Script ADVANCE = ShardStock.script("shard_advance.lua");
+
+    /** One admission to publish: the shard, the member, its sequence on the shard, its time (us). */
+    public record Entry(int shard, String member, long sequence, long time) {}
+
+    /**
+     * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
+     * entries read that come after it (published by a later batch).
+     */
+    public record Batch(List<Entry> entries, long horizon, int waiting) {}
+
+    private final ShardStock.Redis redis;
+    private final ShardStock stock;
+
+    public ShardOrder(ShardStock.Redis redis, ShardStock stock) {
+        this.redis = redis;
+        this.stock = stock;
+    }
+
+    /** Up to {@code max} admissions, the earliest first, none admitted after the horizon. */
+    public Mono<Batch> next(long couponId, int shards, int max) {
+        String[] tags = stock.tags(couponId, shards);
+        return Flux.range(0, shards)
+                .concatMap(shard -> {
+                    String tag = tags[shard];
+                    return redis.eval(
+                                    PEEK,
+                                    new String[] {
+                                        StockShards.queue(tag), StockShards.times(tag), StockShards.cursor(tag)
+                                    },
+                                    Integer.toString(max))
+                            .map(reply -> peeked(shard, reply));
+                })
+                .collectList()
+                .map(peeks -> {
+                    long horizon = peeks.stream().mapToLong(Peek::now).min().orElse(0);
+                    // a merge of the shards' queues, each in its own rank order (so a batch is a prefix of each,
+                    // even if a primary's clock stepped back), the earliest head first
+                    int[] next = new int[peeks.size()];
+                    int read = peeks.stream()
+                            .mapToInt(peek -> peek.entries().size())
+                            .sum();
+                    List<Entry> batch = new ArrayList<>();
+                    while (batch.size() < max) {
+                        Entry earliest = null;
+                        for (int shard = 0; shard < peeks.size(); shard++) {
+                            List<Entry> entries = peeks.get(shard).entries();
+                            if (next[shard] < entries.size()) {
+                                Entry head = entries.get(next[shard]);
+                                if (earliest == null || head.time() < earliest.time()) {
+                                    earliest = head;
+                                }
+                            }
+                        }
+                        if (earliest == null || earliest.time() >= horizon) {
+                            break;
+                        }
+                        batch.add(earliest);
+                        next[earliest.shard()]++;
+                    }
+                    return new Batch(batch, horizon, read - batch.size());
+                });
+    }
+
+    /**
+     * Within one shard, its entries are read in rank order, so a batch takes a prefix of each shard's entries: the
+     * cursor moves past the last.
+     */
+    public Mono<Void> advance(long couponId, int shards, Batch batch) {
+        String[] tags = stock.tags(couponId, shards);
+        Map<Integer, String> last = new LinkedHashMap<>();
+        batch.entries().forEach(entry -> last.put(entry.shard(), entry.member()));
+        return Flux.fromIterable(last.entrySet())
+                .concatMap(shard -> {
+                    String tag = tags[shard.getKey()];
+                    return redis.eval(
+                            ADVANCE, new String[] {StockShards.queue(tag), StockShards.cursor(tag)}, shard.getValue());
+                })
+                .then();
+    }
+
+    private record Peek(long now, List<Entry> entries) {}
+
+    private static Peek peeked(int shard, List<Object> reply) {
+        List<Entry> entries = new ArrayList<>();
+        for (int i = 2; i + 2 < reply.size(); i += 3) {
+            entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
+        }
+        return new Peek(number(reply, 0), entries);
+    }
+}

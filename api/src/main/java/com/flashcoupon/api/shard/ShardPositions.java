@@ -1,0 +1,34 @@
+package com.flashcoupon.api.shard;
+
+import static com.flashcoupon.api.redis.RedisReplies.number;
+
+import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.contract.StockShards;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * A member's place across shards (docs/architecture.md, "Stock shards"): the members admitted before them, by
+ * admission time, on every shard, one {@code ZCOUNT} per shard.
+ */
+public final class ShardPositions {
+
+    static final ScriptConnection.Script AHEAD = ShardStock.script("shard_ahead.lua");
+
+    private final ShardStock.Redis redis;
+    private final ShardStock stock;
+
+    public ShardPositions(ShardStock.Redis redis, ShardStock stock) {
+        this.redis = redis;
+        this.stock = stock;
+    }
+
+    /** How many members were admitted before {@code time} (us) on all the event's shards together. */
+    public Mono<Long> ahead(long couponId, int shards, long time) {
+        String[] tags = stock.tags(couponId, shards);
+        return Flux.range(0, shards)
+                .flatMap(shard -> redis.eval(AHEAD, new String[] {StockShards.times(tags[shard])}, Long.toString(time)))
+                .map(reply -> number(reply, 0))
+                .reduce(0L, Long::sum);
+    }
+}

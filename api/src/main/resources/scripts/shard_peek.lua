@@ -1,0 +1,20 @@
+-- What a shard has to publish next (docs/architecture.md, "Stock shards"): up to n queue entries after the cursor,
+-- each with its admission time, and the shard's clock now. An admission made on this shard after this script has a
+-- time at or after that clock: the drainer publishes across shards only up to the earliest of the shards' clocks.
+-- KEYS: 1 queue, 2 times, 3 cursor   ARGV: 1 n
+-- Returns {now (us), cursor, member 1, sequence 1, time 1, member 2, ...}
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local cursor = tonumber(redis.call('GET', KEYS[3]) or '0')
+local reply = {now, cursor}
+local n = tonumber(ARGV[1])
+if n <= 0 then
+  return reply
+end
+local entries = redis.call('ZRANGE', KEYS[1], cursor, cursor + n - 1, 'WITHSCORES')
+for i = 1, #entries, 2 do
+  reply[#reply + 1] = entries[i]
+  reply[#reply + 1] = tonumber(entries[i + 1])
+  reply[#reply + 1] = tonumber(redis.call('ZSCORE', KEYS[2], entries[i]) or '0')
+end
+return reply
