@@ -77,8 +77,21 @@ final class Stack implements AutoCloseable {
     ConfigurableApplicationContext worker;
 
     Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides) {
-        kafka = new EmbeddedKafkaKraftBroker(1, 3, Topics.ISSUE_REQUESTED, Topics.ISSUE_RESULT);
-        kafka.afterPropertiesSet();
+        this(apiOverrides, workerOverrides, null);
+    }
+
+    /**
+     * On the Kafka at {@code bootstrap} (a broker the test started itself, with its own security), or on an in-process
+     * broker of the stack's own when it is null.
+     */
+    Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides, String bootstrap) {
+        if (bootstrap == null) {
+            kafka = new EmbeddedKafkaKraftBroker(1, 3, Topics.ISSUE_REQUESTED, Topics.ISSUE_RESULT);
+            kafka.afterPropertiesSet();
+            bootstrap = kafka.getBrokersAsString();
+        } else {
+            kafka = null;
+        }
         database = TestDatabase.create();
         DataSource dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
         jdbc = JdbcClient.create(dataSource);
@@ -90,7 +103,7 @@ final class Stack implements AutoCloseable {
 
         Map<String, Object> common = new HashMap<>(database.springProperties());
         common.put("spring.data.redis.url", REDIS_URL);
-        common.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        common.put("spring.kafka.bootstrap-servers", bootstrap);
         common.put("server.port", "0");
         common.put("coupon.record.signing-key", RECORD_SIGNING_KEY);
 
@@ -236,7 +249,9 @@ final class Stack implements AutoCloseable {
         if (worker.isActive()) {
             worker.close();
         }
-        kafka.destroy();
+        if (kafka != null) {
+            kafka.destroy();
+        }
         database.close();
     }
 
