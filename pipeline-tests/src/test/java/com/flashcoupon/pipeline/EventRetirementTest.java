@@ -376,6 +376,17 @@ class EventRetirementTest {
                 members.stream().filter(m -> !placed.contains(m)).findFirst().orElseThrow();
 
         assertThat(verifyDraw(id)).startsWith("0 ").contains("OK: the seed matches its commitment");
+        String commitment = (String) ((Map<?, ?>) admin(http.get().uri("/admin/v1/coupons/{id}", id))
+                        .exchange()
+                        .expectBody(Map.class)
+                        .returnResult()
+                        .getResponseBody()
+                        .get("draw"))
+                .get("commitment");
+        assertThat(verifyDraw("--public", stack.apiUrl(), Long.toString(id), "--commitment", commitment))
+                .as("from the public record alone, no token")
+                .startsWith("0 ")
+                .contains("OK: the seed matches its commitment (the one saved earlier)");
 
         String swap = "UPDATE coupon_draw_entrant SET place = CASE WHEN member_id = ? THEN NULL ELSE 1 END"
                 + " WHERE coupon_id = ? AND member_id IN (?, ?)";
@@ -387,6 +398,18 @@ class EventRetirementTest {
                 .contains("DIFFERENT: ")
                 .contains(winner + " should be place 1, the export says left out")
                 .contains(loser + " should be left out, the export says place 1");
+        assertThat(verifyTampered(
+                        id,
+                        swap,
+                        List.of(winner, id, winner, loser),
+                        unswap,
+                        List.of(winner, id, winner, loser),
+                        "--public",
+                        stack.apiUrl(),
+                        Long.toString(id)))
+                .as("the public list tampered the same way")
+                .startsWith("1 ")
+                .contains("should be place 1, the export says left out");
 
         String handOver = "UPDATE coupon_wallet SET member_id = ? WHERE coupon_id = ? AND member_id = ?";
         assertThat(verifyTampered(id, handOver, List.of(loser, id, winner), handOver, List.of(winner, id, loser)))
@@ -410,10 +433,10 @@ class EventRetirementTest {
 
     /** Changes MySQL, runs the verification, then changes MySQL back; what the verification said. */
     private static String verifyTampered(
-            long id, String change, List<Object> changeParams, String undo, List<Object> undoParams) {
+            long id, String change, List<Object> changeParams, String undo, List<Object> undoParams, String... args) {
         stack.jdbc.sql(change).params(changeParams).update();
         try {
-            return verifyDraw(id);
+            return args.length == 0 ? verifyDraw(id) : verifyDraw(args);
         } finally {
             stack.jdbc.sql(undo).params(undoParams).update();
         }
@@ -421,6 +444,11 @@ class EventRetirementTest {
 
     /** loadgen's verify-draw against the stack: its exit status, a space, then what it printed. */
     private static String verifyDraw(long id) {
+        return verifyDraw(Long.toString(id));
+    }
+
+    /** loadgen's verify-draw with these arguments against the stack: its exit status, a space, what it printed. */
+    private static String verifyDraw(String... args) {
         var out = new java.io.ByteArrayOutputStream();
         var err = new java.io.ByteArrayOutputStream();
         Map<String, String> env = Map.of(
@@ -434,7 +462,7 @@ class EventRetirementTest {
             status = new VerifyDrawCommand(
                             new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
                             new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8))
-                    .run(List.of(Long.toString(id)), env);
+                    .run(List.of(args), env);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -473,7 +501,18 @@ class EventRetirementTest {
                 .get("draw");
         assertThat(draw.get("state")).isEqualTo("MADE");
         byte[] seed = DrawRules.unhex((String) draw.get("seed"));
-        return DrawRules.draw(seed, members.stream().sorted().toList(), places).placed();
+        // function 2 (events created now): the draw is over the members' pseudonyms, under the event's key
+        byte[] key = stack.jdbc
+                .sql("SELECT pseudonym_key FROM coupon_draw WHERE coupon_id = ?")
+                .param(id)
+                .query(byte[].class)
+                .optional()
+                .orElse(null);
+        DrawRules.Leaves leaves = DrawRules.leaves(
+                key == null ? 1 : 2, key, members.stream().sorted().toList());
+        return DrawRules.draw(seed, leaves.inOrder(), places).placed().stream()
+                .map(leaves.member()::get)
+                .toList();
     }
 
     /** Creates {@code count} events of 3 coupons, asks 3 members each, waits until all are issued; returns the ids. */

@@ -60,12 +60,30 @@ public final class VerifyDrawCommand {
     }
 
     public static String usage() {
-        return "verify-draw COUPON_ID [--no-db] [flags]: recompute a fair start's draw from its published seed and check"
-                + " every place\n  --no-db  check only what the api publishes, not the wallet coupons in MySQL\n"
+        return "verify-draw COUPON_ID [--no-db] [--commitment HEX] [flags]: recompute a fair start's draw from its"
+                + " published seed and check every place\n"
+                + "verify-draw --public BASE_URL COUPON_ID [--commitment HEX]: the same from the public record alone,"
+                + " no token (draws made with function 2)\n"
+                + "  --no-db  check only what the api publishes, not the wallet coupons in MySQL\n"
+                + "  --commitment HEX  the commitment saved when the event was announced: it must be the one published\n"
                 + Flags.usage(OPTIONS);
     }
 
-    public int run(List<String> args, Map<String, String> env) throws InterruptedException {
+    public int run(List<String> arguments, Map<String, String> env) throws InterruptedException {
+        List<String> args = new ArrayList<>(arguments);
+        String savedCommitment = null;
+        int at = args.indexOf("--commitment");
+        if (at >= 0) {
+            if (at + 1 >= args.size() || !args.get(at + 1).matches("[0-9a-fA-F]{64}")) {
+                throw new UsageException("--commitment needs the 64 hex digits saved when the event was announced");
+            }
+            savedCommitment = args.get(at + 1).toLowerCase(Locale.ROOT);
+            args.remove(at + 1);
+            args.remove(at);
+        }
+        if (!args.isEmpty() && args.getFirst().equals("--public")) {
+            return new PublicVerification(out, err).run(args.subList(1, args.size()), savedCommitment);
+        }
         if (args.isEmpty() || args.getFirst().startsWith("-")) {
             if (args.contains("--help") || args.contains("-h")) {
                 out.print(usage());
@@ -112,7 +130,12 @@ public final class VerifyDrawCommand {
             }
         }
 
-        List<String> differences = DrawCheck.differences(published, entrants, wallets);
+        List<String> differences = new ArrayList<>();
+        if (savedCommitment != null && !savedCommitment.equals(published.commitment())) {
+            differences.add("the commitment published now, " + published.commitment()
+                    + ", is not the one saved earlier, " + savedCommitment);
+        }
+        differences.addAll(DrawCheck.differences(published, entrants, wallets));
         out.printf(
                 Locale.ROOT,
                 "coupon %d: %,d entrants, %,d placed; commitment %s; %,d tickets and places recomputed from seed %s;"
