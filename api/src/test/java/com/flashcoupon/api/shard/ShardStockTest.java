@@ -198,7 +198,7 @@ class ShardStockTest {
         String[] tags = stock.tags(coupon, 3);
         String id = UUID.randomUUID().toString();
         long given = transfers.give(tags, 0, 1, id, 2).block();
-        transfers.complete(tags, 0, 1, id, given).block();
+        transfers.complete(tags, 0, 1, id, given, 0).block();
         stock.init(coupon, 3, 10).block();
         List<ShardTransfers.Look> looks = stock.look(coupon, 3).block();
         assertThat(looks.stream().map(ShardTransfers.Look::free).toList()).containsExactly(2L, 5L, 3L);
@@ -224,7 +224,7 @@ class ShardStockTest {
             }
 
             @Override
-            public reactor.core.publisher.Mono<Boolean> replicated(String key) {
+            public reactor.core.publisher.Mono<Boolean> replicated(String key, long since) {
                 return reactor.core.publisher.Mono.just(replicasUp.get());
             }
         };
