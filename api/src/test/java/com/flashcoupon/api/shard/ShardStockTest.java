@@ -89,6 +89,13 @@ class ShardStockTest {
                 }
             }
         }
+        // every key the shards wrote is one retirement will name (the event's own, or a shard's)
+        java.util.Set<String> named = new java.util.HashSet<>(com.flashcoupon.contract.CouponKeys.state(coupon));
+        for (int shard = 0; shard < shards; shard++) {
+            named.addAll(StockShards.state(tags[shard], shard));
+        }
+        List<String> written = sync.keys("{cpn:" + coupon + "*");
+        assertThat(written).isNotEmpty().allSatisfy(key -> assertThat(named).contains(key));
         // asking again: the same sequence on the same shard, not a second place
         String admitted = crowd.stream()
                 .filter(member ->
