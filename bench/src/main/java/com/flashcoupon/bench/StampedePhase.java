@@ -1,5 +1,6 @@
 package com.flashcoupon.bench;
 
+import com.flashcoupon.client.ClaimResult;
 import com.flashcoupon.client.ClaimUpdate;
 import com.flashcoupon.client.CouponClient;
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -32,8 +34,9 @@ import okhttp3.Response;
  * Java client library ({@code flash-coupon-client}: never sooner than {@code Retry-After}, then full-jitter backoff).
  * Every admission request either sends is counted as it leaves (an OkHttp interceptor), in 100 ms buckets: what the
  * api sees (the library's stream and status requests after its members are placed are not admissions, not counted).
- * Reported: requests and retries per second, the 503s, the time until every member holds a place, and (library) until
- * every claim ended ISSUED.
+ * Reported: requests and retries per second, the 503s and the time until every member holds a place. Both kinds of
+ * member stop once placed (the library's claim is cancelled, which closes its stream), so the two runs load the api
+ * with admissions alone.
  */
 final class StampedePhase implements Phase {
 
@@ -256,30 +259,43 @@ final class StampedePhase implements Phase {
             CompletableFuture<Object> claim = new CompletableFuture<>();
             claims.add(claim);
             boolean[] told = {false};
+            // once placed, the member stops following its claim (the stream closes), as the naive member stops once
+            // answered 202: both runs then put the same load on the api, admissions alone
+            AtomicReference<CompletableFuture<ClaimResult>> following = new AtomicReference<>();
+            Runnable placedNow = () -> {
+                synchronized (told) {
+                    if (told[0]) {
+                        return;
+                    }
+                    told[0] = true;
+                }
+                lastPlaced.accumulateAndGet(System.nanoTime(), Math::max);
+                placed.countDown();
+                CompletableFuture<ClaimResult> started = following.get();
+                if (started != null) {
+                    started.cancel(true);
+                }
+            };
             timer.schedule(
-                    () -> client.claim(coupon, update -> {
-                                if (update.phase() == ClaimUpdate.Phase.WAITING) {
-                                    synchronized (told) {
-                                        if (told[0]) {
-                                            return;
-                                        }
-                                        told[0] = true;
-                                    }
-                                    lastPlaced.accumulateAndGet(System.nanoTime(), Math::max);
-                                    placed.countDown();
-                                }
-                            })
-                            .whenComplete((result, error) -> {
-                                synchronized (told) {
-                                    if (!told[0]) {
-                                        // decided at admission (issued already): placed too
-                                        told[0] = true;
-                                        lastPlaced.accumulateAndGet(System.nanoTime(), Math::max);
-                                        placed.countDown();
-                                    }
-                                }
-                                claim.complete(result);
-                            }),
+                    () -> {
+                        CompletableFuture<ClaimResult> started = client.claim(coupon, update -> {
+                            if (update.phase() == ClaimUpdate.Phase.WAITING) {
+                                placedNow.run();
+                            }
+                        });
+                        following.set(started);
+                        synchronized (told) {
+                            if (told[0]) {
+                                started.cancel(true); // placed before the future was held
+                            }
+                        }
+                        started.whenComplete((result, error) -> {
+                            if (error == null) {
+                                placedNow.run(); // decided at admission (issued already): placed too
+                            }
+                            claim.complete(result);
+                        });
+                    },
                     ThreadLocalRandom.current().nextLong(1_000),
                     TimeUnit.MILLISECONDS);
         }
@@ -291,11 +307,10 @@ final class StampedePhase implements Phase {
         long refused503 = counter.refused503.get();
         long refused429 = counter.refused429.get();
         long networkErrors = counter.failed.get();
-        double issuedSeconds = -1;
         try {
+            // every claim ends: cancelled once placed, or given up
             CompletableFuture.allOf(claims.toArray(CompletableFuture[]::new))
                     .get(Math.max(1, LIMIT.toSeconds() - (long) counter.since()), TimeUnit.SECONDS);
-            issuedSeconds = counter.since();
         } catch (java.util.concurrent.TimeoutException e) {
             b.note("stampede: not every library claim ended within %s", LIMIT);
         }
@@ -314,7 +329,7 @@ final class StampedePhase implements Phase {
                 networkErrors,
                 members - placed.getCount(),
                 placedSeconds,
-                issuedSeconds,
+                -1, // the members stopped following once placed, as the naive ones do
                 perSecond,
                 refusedAtPlacement);
     }

@@ -294,7 +294,7 @@ class DeploymentFilesTest {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    private static Path repositoryRoot() {
+    static Path repositoryRoot() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isRegularFile(dir.resolve("docker-compose.yml")) && Files.isRegularFile(dir.resolve("mvnw"))) {
                 return dir;

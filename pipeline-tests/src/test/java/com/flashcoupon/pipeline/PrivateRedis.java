@@ -17,14 +17,50 @@ final class PrivateRedis implements AutoCloseable {
 
     private final Path dir;
     private final int port;
+    private final List<String> options;
     private Process process;
 
     PrivateRedis() throws IOException {
+        this(List.of());
+    }
+
+    /** With these further {@code redis-server} options (an ACL file, say). */
+    PrivateRedis(List<String> options) throws IOException {
         this.dir = Files.createTempDirectory("flash-coupon-redis");
-        try (var socket = new ServerSocket(0)) {
-            this.port = socket.getLocalPort();
-        }
+        this.port = freePort();
+        this.options = List.copyOf(options);
         start();
+    }
+
+    /** The directory the server runs in (its files, its log). */
+    Path dir() {
+        return dir;
+    }
+
+    int port() {
+        return port;
+    }
+
+    /**
+     * A free port: the first of {@code COUPON_TEST_PRIVATE_REDIS_PORTS} ({@code from-to}, for machines where several
+     * people's tests share the ports) that nothing listens on, otherwise one the system hands out.
+     */
+    private static int freePort() throws IOException {
+        String range = System.getenv("COUPON_TEST_PRIVATE_REDIS_PORTS");
+        if (range != null && range.matches("\\d+-\\d+")) {
+            int from = Integer.parseInt(range.substring(0, range.indexOf('-')));
+            int to = Integer.parseInt(range.substring(range.indexOf('-') + 1));
+            for (int candidate = from; candidate <= to; candidate++) {
+                try (var socket = new ServerSocket(candidate, 1, java.net.InetAddress.getLoopbackAddress())) {
+                    return candidate;
+                } catch (IOException taken) {
+                    // the next one
+                }
+            }
+        }
+        try (var socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
     }
 
     String url() {
@@ -32,20 +68,22 @@ final class PrivateRedis implements AutoCloseable {
     }
 
     void start() throws IOException {
-        process = new ProcessBuilder(List.of(
-                        "redis-server",
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        "127.0.0.1",
-                        "--dir",
-                        dir.toString(),
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "yes",
-                        "--appendfsync",
-                        "always"))
+        List<String> command = new java.util.ArrayList<>(List.of(
+                "redis-server",
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                "127.0.0.1",
+                "--dir",
+                dir.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always"));
+        command.addAll(options);
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(
                         dir.resolve("redis.log").toFile()))

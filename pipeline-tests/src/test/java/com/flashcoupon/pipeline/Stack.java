@@ -77,8 +77,33 @@ final class Stack implements AutoCloseable {
     ConfigurableApplicationContext worker;
 
     Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides) {
-        kafka = new EmbeddedKafkaKraftBroker(1, 3, Topics.ISSUE_REQUESTED, Topics.ISSUE_RESULT);
-        kafka.afterPropertiesSet();
+        this(apiOverrides, workerOverrides, null);
+    }
+
+    /**
+     * On the Kafka at {@code bootstrap} (a broker the test started itself, with its own security), or on an in-process
+     * broker of the stack's own when it is null.
+     */
+    Stack(Map<String, Object> apiOverrides, Map<String, Object> workerOverrides, String bootstrap) {
+        this(apiOverrides, workerOverrides, bootstrap, null);
+    }
+
+    /**
+     * With {@code databaseAccess}, given the fresh database's JDBC URL before either app starts, preparing it (users,
+     * grants, migrations) and answering more settings of each app ({@code "api"}, {@code "worker"}).
+     */
+    Stack(
+            Map<String, Object> apiOverrides,
+            Map<String, Object> workerOverrides,
+            String bootstrap,
+            java.util.function.Function<String, Map<String, Map<String, Object>>> databaseAccess) {
+        if (bootstrap == null) {
+            kafka = new EmbeddedKafkaKraftBroker(1, 3, Topics.ISSUE_REQUESTED, Topics.ISSUE_RESULT);
+            kafka.afterPropertiesSet();
+            bootstrap = kafka.getBrokersAsString();
+        } else {
+            kafka = null;
+        }
         database = TestDatabase.create();
         DataSource dataSource = new DriverManagerDataSource(database.url(), database.user(), database.password());
         jdbc = JdbcClient.create(dataSource);
@@ -90,13 +115,17 @@ final class Stack implements AutoCloseable {
 
         Map<String, Object> common = new HashMap<>(database.springProperties());
         common.put("spring.data.redis.url", REDIS_URL);
-        common.put("spring.kafka.bootstrap-servers", kafka.getBrokersAsString());
+        common.put("spring.kafka.bootstrap-servers", bootstrap);
         common.put("server.port", "0");
         common.put("coupon.record.signing-key", RECORD_SIGNING_KEY);
+
+        Map<String, Map<String, Object>> access =
+                databaseAccess == null ? Map.of() : databaseAccess.apply(database.url());
 
         workerSettings = new HashMap<>(common);
         workerSettings.put("spring.main.web-application-type", "servlet");
         workerSettings.putAll(workerOverrides);
+        workerSettings.putAll(access.getOrDefault("worker", Map.of()));
         startWorker();
 
         apiSettings = new HashMap<>(common);
@@ -111,6 +140,7 @@ final class Stack implements AutoCloseable {
         apiSettings.put("coupon.overload.min-limit", "100000");
         apiSettings.put("coupon.overload.max-limit", "100000");
         apiSettings.putAll(apiOverrides);
+        apiSettings.putAll(access.getOrDefault("api", Map.of()));
         api = new SpringApplicationBuilder(ApiApplication.class, CrashHook.class).run(arguments(apiSettings));
     }
 
@@ -236,7 +266,9 @@ final class Stack implements AutoCloseable {
         if (worker.isActive()) {
             worker.close();
         }
-        kafka.destroy();
+        if (kafka != null) {
+            kafka.destroy();
+        }
         database.close();
     }
 

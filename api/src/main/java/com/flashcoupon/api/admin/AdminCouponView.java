@@ -82,6 +82,8 @@ record AdminCouponView(
      * @param seed lower-case hex of the seed's 32 bytes; null until the draw is made
      * @param entrantsDigest lower-case hex SHA-256 of the entrant list; null until the draw is made
      * @param firstSequence the admission sequence of place 1 (place p has firstSequence + p - 1); null until made
+     * @param entrantsRoot lower-case hex SHA-256 of the entrant set frozen at the window's close (the entrants' digest
+     *     of the set the draw is made from); null until it is frozen
      */
     record Draw(
             DrawState state,
@@ -93,7 +95,8 @@ record AdminCouponView(
             @JsonInclude(JsonInclude.Include.NON_NULL) Integer placed,
             @JsonInclude(JsonInclude.Include.NON_NULL) String seed,
             @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsDigest,
-            @JsonInclude(JsonInclude.Include.NON_NULL) Long firstSequence) {
+            @JsonInclude(JsonInclude.Include.NON_NULL) Long firstSequence,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsRoot) {
 
         static Draw of(DrawRecord record, CouponState state) {
             if (record.recorded()) {
@@ -107,7 +110,8 @@ record AdminCouponView(
                         record.placed(),
                         record.seed(),
                         record.entrantsDigest(),
-                        record.firstSequence());
+                        record.firstSequence(),
+                        record.frozenRoot());
             }
             return new Draw(
                     state.draw().state() == 1 ? DrawState.OPEN : DrawState.DRAWING,
@@ -119,7 +123,8 @@ record AdminCouponView(
                     null,
                     null,
                     null,
-                    null);
+                    null,
+                    record.frozenRoot());
         }
     }
 

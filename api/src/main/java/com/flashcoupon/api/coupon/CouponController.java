@@ -20,11 +20,13 @@ class CouponController {
     private final CouponStates states;
     private final RateLimits limits;
     private final Benefits benefits;
+    private final CouponDraws draws;
 
-    CouponController(CouponStates states, RateLimits limits, Benefits benefits) {
+    CouponController(CouponStates states, RateLimits limits, Benefits benefits, CouponDraws draws) {
         this.states = states;
         this.limits = limits;
         this.benefits = benefits;
+        this.draws = draws;
     }
 
     @ApiResponses({
@@ -41,6 +43,11 @@ class CouponController {
                 .filter(CouponState::announced)
                 .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)))
                 // after the state: a coupon that is not found never has its (absent) benefit remembered
-                .flatMap(state -> benefits.find(couponId).map(benefit -> CouponView.of(state, benefit.orElse(null))));
+                .flatMap(state -> benefits.find(couponId)
+                        .zipWith(draws.forMember(couponId, state)
+                                .map(java.util.Optional::of)
+                                .defaultIfEmpty(java.util.Optional.empty()))
+                        .map(found -> CouponView.of(
+                                state, found.getT1().orElse(null), found.getT2().orElse(null))));
     }
 }

@@ -13,10 +13,11 @@ record CouponView(
         Instant openAt,
         Instant closeAt,
         CouponState.Status status,
-        @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) Benefit benefit,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Object draw) {
 
-    /** {@code benefit}: null when the coupon has none. */
-    static CouponView of(CouponState state, Benefit benefit) {
+    /** {@code benefit}: null when the coupon has none; {@code draw}: null for an event without a draw. */
+    static CouponView of(CouponState state, Benefit benefit, Object draw) {
         return new CouponView(
                 state.id(),
                 state.name(),
@@ -25,6 +26,7 @@ record CouponView(
                 state.openAtInstant(),
                 state.closeAtInstant(),
                 state.status(),
-                benefit);
+                benefit,
+                draw);
     }
 }

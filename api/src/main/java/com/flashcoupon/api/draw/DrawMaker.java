@@ -24,14 +24,17 @@ import org.springframework.stereotype.Service;
  * on a thread of its own, on every api instance; a lease in the coupon's slot lets one instance make a given draw.
  *
  * <ol>
- *   <li>{@code draw_state.lua} closes the window if no script did yet: the entrants are frozen, the places held.
- *   <li>The entrants are read (in their ids' byte order, the sorted set's), the seed from MySQL, and {@link DrawRules}
- *       orders them; the placed members go into the queue with the sequences the window held for them, page by page
- *       ({@code draw_place.lua}), then {@code draw_finish.lua} marks the draw made: members learn their outcome, the
- *       drainer publishes the placed ones first.
- *   <li>Every entrant's place (or none) is recorded in MySQL, then the draw itself (its figures), which publishes the
- *       seed: from then on anyone can recompute the draw, and members left out are answered from MySQL should Redis
- *       lose the event.
+ *   <li>{@code draw_state.lua} closes the window if no script did yet: the entrants are frozen in Redis (their count),
+ *       the places held.
+ *   <li>The entrants are read (in their ids' byte order, the sorted set's); their count and root are frozen in MySQL
+ *       (public from then on) before the seed is read, and a set that differs from the frozen one is refused, never
+ *       drawn on ({@code coupon_draw_refused_total}).
+ *   <li>{@link DrawRules} orders them; every entrant's place (or none) is recorded in MySQL, then the draw itself (its
+ *       figures), which publishes the seed: from then on anyone can recompute the draw.
+ *   <li>Only then the placed members go into the queue with the sequences recorded, page by page ({@code
+ *       draw_place.lua}), and {@code draw_finish.lua} marks the draw made: members learn their outcome, the drainer
+ *       publishes the placed ones first. A Redis loss before this step tells no member anything; after it, the restore
+ *       answers every member from MySQL as Redis did.
  * </ol>
  *
  * Every step is idempotent and the draw deterministic (the seed and the entrants decide it), so an instance that dies
@@ -51,11 +54,12 @@ public class DrawMaker {
     private final DrawRepository draws;
     private final CouponStates states;
     private final Clock clock;
-    /** From the lease to the draw made in Redis (members know), and to the draw recorded in MySQL (seed public). */
+    /** From the first read of the entrants to the draw recorded in MySQL (seed public); the Redis writes (members know). */
     private final Timer madeIn;
 
     private final Timer recordedIn;
     private final Counter made;
+    private final Counter refusedDraws;
     private final OutageLog outage = new OutageLog(log, "making draws");
 
     DrawMaker(StringRedisTemplate redis, DrawRepository draws, CouponStates states, Clock clock, MeterRegistry meters) {
@@ -64,17 +68,21 @@ public class DrawMaker {
         this.states = states;
         this.clock = clock;
         this.madeIn = Timer.builder("coupon.draw.duration")
-                .description("Time to make one draw, from the first read of its entrants: until members know (made)"
-                        + " and until it is recorded in MySQL and its seed published (recorded)")
+                .description("Time to record one draw in MySQL from the first read of its entrants (recorded), and to"
+                        + " write the recorded draw into Redis, members told (made)")
                 .tag("step", "made")
                 .register(meters);
         this.recordedIn = Timer.builder("coupon.draw.duration")
-                .description("Time to make one draw, from the first read of its entrants: until members know (made)"
-                        + " and until it is recorded in MySQL and its seed published (recorded)")
+                .description("Time to record one draw in MySQL from the first read of its entrants (recorded), and to"
+                        + " write the recorded draw into Redis, members told (made)")
                 .tag("step", "recorded")
                 .register(meters);
         this.made = Counter.builder("coupon.draws")
                 .description("Draws this instance made and recorded")
+                .register(meters);
+        this.refusedDraws = Counter.builder("coupon.draw.refused")
+                .description("Passes of the draw job that refused to draw on an entrant set that differs from the one"
+                        + " frozen at the window's close")
                 .register(meters);
     }
 
@@ -103,24 +111,55 @@ public class DrawMaker {
 
     /** Makes and records one event's draw if its window is over; does nothing while another instance holds it. */
     void make(long couponId) {
+        if (recordStep(couponId)) {
+            madeStep(couponId);
+        }
+    }
+
+    /**
+     * The first step: the entrant set frozen (or checked against the frozen one), the draw computed and every place
+     * recorded in MySQL, which publishes the seed. Nothing is told to any member yet. True when the draw is recorded
+     * (now or before) and the next step is due.
+     */
+    boolean recordStep(long couponId) {
         RedisDraw.State state = redis.state(couponId);
         if (!state.present()) {
             // Redis lost the event: a read restores it from MySQL (the window's entrants were lost with it)
             states.load(couponId).block(REDIS_WAIT);
             state = redis.state(couponId);
             if (!state.present()) {
-                return;
+                return false;
             }
         }
-        if (state.window() == 1 || !redis.lease(couponId)) {
-            return; // open by Redis' clock (the next pass), or another instance makes it
+        if (state.window() == 1) {
+            return false; // open by Redis' clock: the next pass
+        }
+        DrawRecord record = draws.find(couponId)
+                .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has no draw"));
+        if (record.recorded()) {
+            return true;
+        }
+        if (!redis.lease(couponId)) {
+            return false; // another instance makes it
         }
         long started = System.nanoTime();
         try {
             List<String> entrants = redis.entrants(couponId);
-            Recorded outcome = state.madeWithoutSeed()
-                    ? placedBefore(couponId, entrants)
-                    : drawn(couponId, entrants, state, started);
+            Recorded outcome;
+            if (state.madeWithoutSeed()) {
+                outcome = placedBefore(couponId, entrants);
+            } else {
+                byte[] key = record.functionVersion() == 1
+                        ? null
+                        : draws.pseudonymKey(couponId)
+                                .orElseThrow(() -> new IllegalStateException(
+                                        "coupon " + couponId + " has a draw of function 2 without a pseudonym key"));
+                DrawRules.Leaves leaves = DrawRules.leaves(record.functionVersion(), key, entrants);
+                if (!sameSet(couponId, record, state, leaves)) {
+                    return false;
+                }
+                outcome = drawn(couponId, entrants, leaves, record.functionVersion(), state);
+            }
             if (record(couponId, outcome)) {
                 Duration took = Duration.ofNanos(System.nanoTime() - started);
                 recordedIn.record(took);
@@ -132,43 +171,92 @@ public class DrawMaker {
                         outcome.entrants().size(),
                         outcome.places().size());
             }
+            return true;
         } finally {
             redis.release(couponId);
         }
     }
 
     /**
-     * The draw from the seed and the entrants, written into Redis when it is not made yet; when it is (by an instance
-     * that stopped before recording it), only computed again for the record: it is deterministic.
+     * The second step, once the draw is recorded: its placed members written into the queue with the sequences MySQL
+     * recorded, and the draw marked made in Redis; members learn their outcome from now on. After a Redis loss the
+     * restore did this already (mirror.lua marks a recorded draw made, the restore queues its placed members).
      */
-    private Recorded drawn(long couponId, List<String> entrants, RedisDraw.State state, long started) {
+    void madeStep(long couponId) {
+        RedisDraw.State state = redis.state(couponId);
+        DrawRecord record = draws.find(couponId).orElse(null);
+        if (!state.present() || record == null || !record.recorded() || !redis.lease(couponId)) {
+            return;
+        }
+        try {
+            if (state.window() == 2) {
+                long started = System.nanoTime();
+                List<String> placed = draws.placedInOrder(couponId);
+                redis.place(couponId, record.firstSequence(), placed);
+                madeIn.record(Duration.ofNanos(System.nanoTime() - started));
+                log.info(
+                        "coupon {}: draw made (members told), {} placed from sequence {}",
+                        couponId,
+                        placed.size(),
+                        record.firstSequence());
+            }
+            draws.markMade(couponId, clock.instant());
+        } finally {
+            redis.release(couponId);
+        }
+    }
+
+    /**
+     * Whether the entrant set Redis holds now is the set the window froze: the count draw.lua froze at the close, and
+     * once the set is frozen in MySQL, its count and root. A set that differs is refused (a metric and an error line),
+     * never drawn on. When the set is not frozen yet, this call freezes it and answers false: its root is public before
+     * any ticket is computed, on the next pass.
+     */
+    private boolean sameSet(long couponId, DrawRecord record, RedisDraw.State state, DrawRules.Leaves leaves) {
+        List<String> entrants = leaves.inOrder();
+        String root = DrawRules.hex(DrawRules.entrantsDigest(entrants));
+        String refused = null;
+        if (state.window() == 2 && entrants.size() != state.entrants()) {
+            refused = "Redis holds " + entrants.size() + " entrants, the window froze " + state.entrants();
+        } else if (record.frozen()) {
+            if (record.frozenEntrants() != entrants.size()
+                    || !record.frozenRoot().equals(root)) {
+                refused = "Redis holds " + entrants.size() + " entrants (root " + root + "), the set frozen in MySQL "
+                        + record.frozenEntrants() + " (root " + record.frozenRoot() + ")";
+            }
+        } else if (draws.freeze(couponId, clock.instant(), entrants.size(), root)) {
+            // public from now on; the tickets are computed on the next pass, after the root was published
+            log.info("coupon {}: entrant set frozen, {} entrants, root {}", couponId, entrants.size(), root);
+            return false;
+        } else {
+            return sameSet(couponId, draws.find(couponId).orElseThrow(), state, leaves);
+        }
+        if (refused != null) {
+            refusedDraws.increment();
+            log.error(
+                    "coupon {}: draw refused: {}; nothing is drawn until an operator restores the set",
+                    couponId,
+                    refused);
+            return false;
+        }
+        return true;
+    }
+
+    /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */
+    private Recorded drawn(
+            long couponId, List<String> entrants, DrawRules.Leaves leaves, int version, RedisDraw.State state) {
         byte[] seed = draws.secretSeed(couponId)
                 .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has a draw without a seed"));
-        long read = System.nanoTime();
-        DrawRules.Outcome outcome = DrawRules.draw(seed, entrants, state.places());
-        if (state.window() == 2) {
-            long computed = System.nanoTime();
-            redis.place(couponId, state.firstSequence(), outcome.placed());
-            long placed = System.nanoTime();
-            madeIn.record(Duration.ofNanos(placed - started));
-            log.info(
-                    "coupon {}: draw made in {} ms (entrants read in {} ms, ordered in {} ms, places written in {} ms),"
-                            + " {} entrants, {} placed (sequences {} on), entrants' digest {}",
-                    couponId,
-                    (placed - started) / 1_000_000,
-                    (read - started) / 1_000_000,
-                    (computed - read) / 1_000_000,
-                    (placed - computed) / 1_000_000,
-                    outcome.entrants(),
-                    outcome.placed().size(),
-                    state.firstSequence(),
-                    DrawRules.hex(outcome.entrantsDigest()));
-        }
+        DrawRules.Outcome outcome = DrawRules.draw(seed, leaves.inOrder(), state.places());
         Map<String, Integer> places = new HashMap<>();
         for (int i = 0; i < outcome.placed().size(); i++) {
-            places.put(outcome.placed().get(i), i + 1);
+            places.put(leaves.member().get(outcome.placed().get(i)), i + 1);
         }
-        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence());
+        Map<String, String> pseudonyms = new HashMap<>();
+        if (version != 1) {
+            leaves.member().forEach((pseudonym, member) -> pseudonyms.put(member, pseudonym));
+        }
+        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence(), pseudonyms);
     }
 
     /**
@@ -189,7 +277,7 @@ public class DrawMaker {
             places.put(entrants.get(placed.get(rank)), rank + 1);
         }
         long first = placed.isEmpty() ? 0 : sequences.get(placed.getFirst()).longValue();
-        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first);
+        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first, Map.of());
     }
 
     /**
@@ -199,7 +287,7 @@ public class DrawMaker {
     private boolean record(long couponId, Recorded outcome) {
         List<DrawRepository.Entrant> page = new ArrayList<>(DrawRepository.PAGE);
         for (String member : outcome.entrants) {
-            page.add(new DrawRepository.Entrant(member, outcome.places.get(member)));
+            page.add(new DrawRepository.Entrant(member, outcome.places.get(member), outcome.pseudonyms.get(member)));
             if (page.size() == DrawRepository.PAGE) {
                 draws.recordEntrants(couponId, page);
                 page.clear();
@@ -207,6 +295,13 @@ public class DrawMaker {
             }
         }
         draws.recordEntrants(couponId, page);
+        long rows = draws.entrantRows(couponId);
+        if (rows != outcome.entrants.size()) {
+            refusedDraws.increment();
+            throw new IllegalStateException("coupon " + couponId + ": MySQL holds " + rows
+                    + " entrant rows for a draw of " + outcome.entrants.size() + "; refused");
+        }
+        redis.renew(couponId);
         if (draws.markDrawn(
                 couponId,
                 clock.instant(),
@@ -220,6 +315,14 @@ public class DrawMaker {
         return false;
     }
 
-    /** What is recorded: the entrants in byte order, the places by member, the digest, the sequence of place 1. */
-    private record Recorded(List<String> entrants, Map<String, Integer> places, byte[] digest, long firstSequence) {}
+    /**
+     * What is recorded: the entrants in byte order, the places by member, the digest of the leaves, the sequence of
+     * place 1, and each member's pseudonym (function 2; empty for function 1).
+     */
+    private record Recorded(
+            List<String> entrants,
+            Map<String, Integer> places,
+            byte[] digest,
+            long firstSequence,
+            Map<String, String> pseudonyms) {}
 }

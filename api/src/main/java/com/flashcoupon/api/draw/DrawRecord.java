@@ -15,6 +15,11 @@ import java.time.Instant;
  * @param entrantsDigest lower-case hex SHA-256 of the entrant list; null before
  * @param firstSequence the admission sequence of place 1; null before
  * @param seed lower-case hex of the seed's 32 bytes, published once the draw is recorded; null before
+ * @param frozenAt when the closed window's entrant set was frozen in MySQL; null before
+ * @param frozenEntrants how many entrants the frozen set holds; null before
+ * @param frozenRoot lower-case hex SHA-256 of the frozen set's leaves (the entrants' digest); null before
+ * @param madeAt when the recorded draw was written into Redis, members told; null before
+ * @param functionVersion the documented draw function it is made with: 1 over member ids, 2 over pseudonyms
  */
 public record DrawRecord(
         long couponId,
@@ -25,10 +30,20 @@ public record DrawRecord(
         Integer placed,
         String entrantsDigest,
         Long firstSequence,
-        String seed) {
+        String seed,
+        Instant frozenAt,
+        Integer frozenEntrants,
+        String frozenRoot,
+        Instant madeAt,
+        int functionVersion) {
 
     /** The draw's outcome is recorded in MySQL: every entrant's place, the seed published. */
     public boolean recorded() {
         return drawnAt != null;
+    }
+
+    /** The entrant set is frozen: its count and root are public, the draw is made from that set only. */
+    public boolean frozen() {
+        return frozenAt != null;
     }
 }

@@ -44,6 +44,42 @@ public final class DrawRules {
         return seed;
     }
 
+    /**
+     * A member's pseudonym in a draw made with function 2: lower-case hex HMAC-SHA256 of the member id's UTF-8 bytes,
+     * keyed with the event's pseudonym key (32 bytes, never published).
+     */
+    public static String pseudonym(byte[] pseudonymKey, String member) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(pseudonymKey, "HmacSHA256"));
+            return HEX.formatHex(mac.doFinal(member.getBytes(StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is missing from this JDK", e);
+        }
+    }
+
+    /**
+     * The leaves a draw is made over, in ascending byte order: the member ids themselves (function 1), or their
+     * pseudonyms (function 2), each with the member it stands for.
+     */
+    public static Leaves leaves(int functionVersion, byte[] pseudonymKey, List<String> members) {
+        if (functionVersion == 1) {
+            java.util.Map<String, String> same = new java.util.HashMap<>();
+            members.forEach(member -> same.put(member, member));
+            return new Leaves(members, same);
+        }
+        java.util.Map<String, String> byLeaf = new java.util.HashMap<>();
+        for (String member : members) {
+            byLeaf.put(pseudonym(pseudonymKey, member), member);
+        }
+        List<String> leaves = new ArrayList<>(byLeaf.keySet());
+        leaves.sort(null); // lower-case hex: its string order is its byte order
+        return new Leaves(leaves, byLeaf);
+    }
+
+    /** A draw's leaves in ascending byte order and the member each stands for. */
+    public record Leaves(List<String> inOrder, java.util.Map<String, String> member) {}
+
     /** Lower-case hex SHA-256 of the seed's bytes: published from the event's creation on. */
     public static String commitment(byte[] seed) {
         return HEX.formatHex(sha256().digest(seed));

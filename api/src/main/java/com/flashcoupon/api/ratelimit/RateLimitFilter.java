@@ -17,7 +17,8 @@ import org.springframework.web.server.WebFilterChain;
 import reactor.core.publisher.Mono;
 
 /**
- * Rate limits on the member endpoints without a coupon (wallet, devices), after authentication (the member is known):
+ * Rate limits on the member endpoints without a coupon (wallet, devices), after authentication (the member is known),
+ * and on the token-free public records ({@code /public/**}, {@code /.well-known/**}), charged to the address alone:
  * 429 RATE_LIMITED with {@code Retry-After} in seconds. A coupon's endpoints are limited by their own scripts, in the
  * coupon's slot ({@link RateLimits#forCoupon}). Redis unreachable, or any other failure of the check, fails closed:
  * 503, nothing let through unchecked.
@@ -38,6 +39,18 @@ class RateLimitFilter implements WebFilter {
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
         var path = exchange.getRequest().getPath().pathWithinApplication();
+        if (MemberPaths.isPublicRecord(path)) {
+            return limits.addressOn()
+                    ? limits.checkAddress(exchange.getRequest())
+                            .onErrorResume(error -> {
+                                if (!BackendFailures.isBackendDown(error)) {
+                                    log.error("the rate limit check failed; answering 503", error);
+                                }
+                                return Mono.just(UNAVAILABLE);
+                            })
+                            .flatMap(verdict -> verdict.allowed() ? chain.filter(exchange) : refuse(exchange, verdict))
+                    : chain.filter(exchange);
+        }
         if (!limits.enabled() || !MemberPaths.isMemberApi(path) || MemberPaths.isCouponApi(path)) {
             return chain.filter(exchange);
         }

@@ -119,6 +119,15 @@ public class RateLimits {
         return memberOn || addressOn;
     }
 
+    boolean addressOn() {
+        return addressOn;
+    }
+
+    /** A token-free request's charge to its address's overall allowance (the public records). */
+    Mono<Verdict> checkAddress(ServerHttpRequest request) {
+        return Mono.defer(() -> one(ADDRESS_KEY + addresses.of(request), addressOnly, 2));
+    }
+
     /**
      * This request's limits on the coupon's endpoints; the address is worked out only when its limit is on. The api's
      * own warm-up coupons ({@link CouponKeys#isWarmUp}) has the member limit alone: its requests all come from the api.

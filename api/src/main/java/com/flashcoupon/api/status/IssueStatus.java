@@ -48,11 +48,64 @@ public record IssueStatus(
      * @param waitIfPlaced the wait for the coupon if the draw places the member: from place 1 to the last place, at
      *     the rate the estimates assume, counted from now (the time to the draw included)
      */
-    public record DrawOdds(DrawState state, long entrants, long places, double chance, WaitRange waitIfPlaced) {}
+    public record DrawOdds(
+            DrawState state,
+            long entrants,
+            long places,
+            double chance,
+            @JsonInclude(JsonInclude.Include.NON_NULL) WaitRange waitIfPlaced,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String ticket,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String pseudonym,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Integer place,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Boolean leftOut,
+            @JsonInclude(JsonInclude.Include.NON_NULL) String record) {
+
+        /** The odds of a draw not made yet. */
+        public DrawOdds(DrawState state, long entrants, long places, double chance, WaitRange waitIfPlaced) {
+            this(state, entrants, places, chance, waitIfPlaced, null, null, null, null, null);
+        }
+
+        /**
+         * A member's own line of a made draw (function 2): their ticket and pseudonym, their place or that they were
+         * left out, and the path of the draw's public record, where anyone can check the whole draw.
+         */
+        public static DrawOdds made(
+                long entrants, long placed, String ticket, String pseudonym, Integer place, String record) {
+            return new DrawOdds(
+                    DrawState.MADE,
+                    entrants,
+                    placed,
+                    place == null ? 0.0 : 1.0,
+                    null,
+                    ticket,
+                    pseudonym,
+                    place,
+                    place == null ? Boolean.TRUE : null,
+                    record);
+        }
+    }
 
     public enum DrawState {
         OPEN,
-        DRAWING
+        DRAWING,
+        MADE
+    }
+
+    /** This status with {@code draw} set to the member's line of a made draw. */
+    public IssueStatus withDraw(DrawOdds made) {
+        return new IssueStatus(
+                couponId,
+                memberId,
+                status,
+                position,
+                estimatedWaitSeconds,
+                walletCouponId,
+                failureReason,
+                assumedRatePerSecond,
+                estimatedWaitRange,
+                drawAt,
+                estimatedWaitMillis,
+                made);
     }
 
     /**

@@ -71,13 +71,17 @@ public class LiveStatusHub implements SmartLifecycle {
     private final IssuePace pace;
     private final LiveStreamCaps caps;
 
+    private final MemberDraws memberDraws;
+
     LiveStatusHub(
             StatusService statuses,
             ReactiveStringRedisTemplate redis,
             LiveProperties properties,
             IssuePace pace,
             LiveStreamCaps caps,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            MemberDraws memberDraws) {
+        this.memberDraws = memberDraws;
         this.caps = caps;
         this.pace = pace;
         this.statuses = statuses;
@@ -256,6 +260,17 @@ public class LiveStatusHub implements SmartLifecycle {
                 .then();
     }
 
+    /**
+     * Ends the streams with their final status, with the member's line of a made draw (function 2) when the event has
+     * one ({@link MemberDraws}: a first-come event's answer is remembered, so it costs nothing after the first).
+     */
+    private void finish(Set<LiveStream> streams, IssueStatus status) {
+        memberDraws
+                .withOutcome(status)
+                .onErrorReturn(status)
+                .subscribe(final_ -> streams.forEach(stream -> stream.finish(final_)));
+    }
+
     private void fanOut(
             long couponId,
             Map<String, Set<LiveStream>> members,
@@ -274,7 +289,7 @@ public class LiveStatusHub implements SmartLifecycle {
                 IssueStatus status = StatusService.fromResult(couponId, lookups.get(i), value);
                 Set<LiveStream> streams = members.get(lookups.get(i));
                 if (streams != null) {
-                    streams.forEach(stream -> stream.finish(status));
+                    finish(streams, status);
                 }
             }
         }
@@ -288,7 +303,7 @@ public class LiveStatusHub implements SmartLifecycle {
                 streams.forEach(stream -> stream.drawn(placed));
             } else {
                 IssueStatus left = IssueStatus.failed(couponId, drawn.get(i), FailureReason.SOLD_OUT.name());
-                streams.forEach(stream -> stream.finish(left));
+                finish(streams, left);
             }
         }
         long now = System.nanoTime();

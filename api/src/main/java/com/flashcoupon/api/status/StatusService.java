@@ -41,6 +41,8 @@ public class StatusService {
 
     private final UnknownCoupons unknown;
 
+    private final MemberDraws memberDraws;
+
     StatusService(
             ScriptConnection redis,
             RateLimits limits,
@@ -48,7 +50,9 @@ public class StatusService {
             BlockingIo blocking,
             RetiredCoupons retired,
             UnknownCoupons unknown,
-            IssuePace pace) {
+            IssuePace pace,
+            MemberDraws memberDraws) {
+        this.memberDraws = memberDraws;
         this.unknown = unknown;
         this.pace = pace;
         this.redis = redis;
@@ -60,7 +64,7 @@ public class StatusService {
 
     /** The status, or a 404 REQUEST_NOT_FOUND problem (or a 429 when the request is over a rate limit). */
     Mono<IssueStatus> status(long couponId, String memberId, ServerHttpRequest request) {
-        return track(couponId, memberId, request).map(Tracked::status);
+        return track(couponId, memberId, request).map(Tracked::status).flatMap(memberDraws::withOutcome);
     }
 
     /** The status and the admission sequence it was computed from (0 when the request is decided), or a 404. */

@@ -34,6 +34,15 @@ public final class MemberPaths {
         return first != null && first.equals("admin");
     }
 
+    /**
+     * Whether the path is one of the token-free public records, under {@code /public/} or {@code /.well-known/}, as
+     * routing sees it (as {@link #isMemberApi} reads it): charged to the address's allowance.
+     */
+    public static boolean isPublicRecord(PathContainer path) {
+        String first = segment(path, true);
+        return first != null && (first.equals("public") || first.equals(".well-known"));
+    }
+
     /** Whether the path is under {@code /actuator}, as routing sees it. */
     public static boolean isActuator(PathContainer path) {
         String first = segment(path, true);

@@ -46,8 +46,23 @@ public final class DrawCheck {
             long placed,
             long firstSequence) {}
 
-    /** One line of the entrants' export: the ticket as published, the place (0: left out), wallet and failure. */
-    public record Entrant(String member, String ticket, int place, Long walletCouponId, String failureReason) {}
+    /**
+     * One line of the entrants' export: the ticket as published, the place (0: left out), wallet and failure, and the
+     * pseudonym the ticket is taken over (function 2; null for function 1). A line of the public list names nobody: its
+     * member is its pseudonym.
+     */
+    public record Entrant(
+            String member, String ticket, int place, Long walletCouponId, String failureReason, String pseudonym) {
+
+        public Entrant(String member, String ticket, int place, Long walletCouponId, String failureReason) {
+            this(member, ticket, place, walletCouponId, failureReason, null);
+        }
+
+        /** What the ticket is taken over: the pseudonym (function 2) or the member id (function 1). */
+        String leaf() {
+            return pseudonym != null ? pseudonym : member;
+        }
+    }
 
     /** A wallet coupon of the event in MySQL: who holds it and at which admission sequence. */
     public record Wallet(String member, long requestSequence) {}
@@ -70,12 +85,26 @@ public final class DrawCheck {
         if (entrants.size() != published.entrants()) {
             differences.add("the export lists " + entrants.size() + " entrants, the draw says " + published.entrants());
         }
+        // function 2 (pseudonyms in the export): the leaves are the pseudonyms, taken in their ascending order whatever
+        // order the export lists them in; function 1: the member ids, in the export's order, which must be ascending
+        boolean pseudonymous = !entrants.isEmpty() && entrants.getFirst().pseudonym() != null;
+        List<Entrant> inLeafOrder = new ArrayList<>(entrants);
+        if (pseudonymous) {
+            inLeafOrder.sort(Comparator.comparing(
+                    (Entrant e) -> e.leaf().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
+        }
         MessageDigest digest = sha256();
         byte[] previous = null;
-        for (Entrant entrant : entrants) {
-            byte[] id = entrant.member().getBytes(StandardCharsets.UTF_8);
+        for (Entrant entrant : inLeafOrder) {
+            if (pseudonymous && !entrant.leaf().matches("[0-9a-f]{64}")) {
+                differences.add(entrant.member() + "'s pseudonym is not 64 lower-case hex digits: " + entrant.leaf());
+            }
+            byte[] id = entrant.leaf().getBytes(StandardCharsets.UTF_8);
             if (previous != null && Arrays.compareUnsigned(previous, id) >= 0) {
-                differences.add("the export is not in ascending byte order at " + entrant.member());
+                differences.add(
+                        pseudonymous
+                                ? "the pseudonym " + entrant.leaf() + " is listed twice"
+                                : "the export is not in ascending byte order at " + entrant.member());
             }
             digest.update(id);
             digest.update((byte) '\n');
@@ -91,7 +120,7 @@ public final class DrawCheck {
         Map<String, byte[]> tickets = new HashMap<>();
         for (Entrant entrant : entrants) {
             mac.update(entrantsDigest);
-            byte[] ticket = mac.doFinal(entrant.member().getBytes(StandardCharsets.UTF_8));
+            byte[] ticket = mac.doFinal(entrant.leaf().getBytes(StandardCharsets.UTF_8));
             tickets.put(entrant.member(), ticket);
             if (!HEX.formatHex(ticket).equals(entrant.ticket())) {
                 differences.add(entrant.member() + "'s ticket is " + HEX.formatHex(ticket) + ", the export says "
@@ -100,7 +129,7 @@ public final class DrawCheck {
         }
         List<Entrant> byTicket = new ArrayList<>(entrants);
         byTicket.sort(Comparator.<Entrant, byte[]>comparing(e -> tickets.get(e.member()), Arrays::compareUnsigned)
-                .thenComparing(e -> e.member().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
+                .thenComparing(e -> e.leaf().getBytes(StandardCharsets.UTF_8), Arrays::compareUnsigned));
         long places = Math.min(entrants.size(), published.totalQuantity());
         if (published.placed() != places) {
             differences.add("the draw placed " + published.placed() + " of " + entrants.size() + " entrants for "

@@ -204,18 +204,22 @@ public final class VerifyDrawCommand {
         }
     }
 
-    /** One export line: memberId, ticket, place or '-', walletCouponId or '-', failureReason or '-'. */
+    /**
+     * One export line: memberId, ticket, place or '-', walletCouponId or '-', failureReason or '-', and for a draw made
+     * with function 2, the pseudonym.
+     */
     public static DrawCheck.Entrant entrant(String line) {
         String[] fields = line.split("\t", -1);
-        if (fields.length != 5) {
-            throw new IllegalArgumentException("an export line has 5 tab-separated fields: " + line);
+        if (fields.length != 5 && fields.length != 6) {
+            throw new IllegalArgumentException("an export line has 5 or 6 tab-separated fields: " + line);
         }
         return new DrawCheck.Entrant(
                 fields[0],
                 fields[1],
                 fields[2].equals("-") ? 0 : Integer.parseInt(fields[2]),
                 fields[3].equals("-") ? null : Long.valueOf(fields[3]),
-                fields[4].equals("-") ? null : fields[4]);
+                fields[4].equals("-") ? null : fields[4],
+                fields.length == 6 ? fields[5] : null);
     }
 
     private static List<DrawCheck.Wallet> wallets(Flags flags, long couponId) throws SQLException {

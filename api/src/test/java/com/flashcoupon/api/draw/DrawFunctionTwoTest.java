@@ -1,0 +1,40 @@
+package com.flashcoupon.api.draw;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/** Draw function 2's worked example in docs/architecture.md ("Function 2"), figure by figure. */
+class DrawFunctionTwoTest {
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    @Test
+    void shouldComputeTheDocumentedExample() {
+        byte[] seed = bytes(0);
+        byte[] key = bytes(32);
+        DrawRules.Leaves leaves = DrawRules.leaves(2, key, List.of("m-1", "m-10", "m-2", "m-3", "m-4"));
+        assertThat(DrawRules.pseudonym(key, "m-10"))
+                .isEqualTo("b1daf770db0cf339ea0706485fc62c68959d3721191a1ce7808bbb89b9743ff3");
+        assertThat(leaves.inOrder().stream().map(leaf -> leaves.member().get(leaf)))
+                .containsExactly("m-3", "m-2", "m-10", "m-1", "m-4");
+        DrawRules.Outcome outcome = DrawRules.draw(seed, leaves.inOrder(), 3);
+        assertThat(DrawRules.commitment(seed))
+                .isEqualTo("630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd");
+        assertThat(HEX.formatHex(outcome.entrantsDigest()))
+                .isEqualTo("69e499fd3d8d39fce6b3fa2a7b1f3ad08bdd05cbf7b2bc2c7968581edec3db73");
+        assertThat(HEX.formatHex(DrawRules.ticket(seed, outcome.entrantsDigest(), DrawRules.pseudonym(key, "m-10"))))
+                .isEqualTo("03b19895dd1b68b83f2a337b8fd0ca613edd53849022e6a0ff54c7c954931648");
+        assertThat(outcome.placed().stream().map(leaf -> leaves.member().get(leaf)))
+                .containsExactly("m-10", "m-2", "m-1");
+    }
+
+    private static byte[] bytes(int from) {
+        byte[] bytes = new byte[32];
+        IntStream.range(0, 32).forEach(i -> bytes[i] = (byte) (from + i));
+        return bytes;
+    }
+}
