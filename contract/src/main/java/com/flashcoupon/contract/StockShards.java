@@ -1,6 +1,8 @@
 package com.flashcoupon.contract;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.zip.CRC32;
 
 /**
@@ -95,6 +97,19 @@ public final class StockShards {
     /** The transfer ids a shard took: a transfer completed twice counts once. */
     public static String received(String tag) {
         return tag + ":received";
+    }
+
+    /**
+     * The keys of one shard's stock, queue, order and transfers, by tag: of shard 0, those besides the event's own
+     * ({@link CouponKeys#state}, which has its queue, sequence and cursor); of the others, all of them. What
+     * retirement is to remove, shard by shard (each list in one slot).
+     */
+    public static List<String> state(String tag, int shard) {
+        List<String> keys = new ArrayList<>(List.of(stock(tag), times(tag), escrow(tag), received(tag)));
+        if (shard > 0) {
+            keys.addAll(List.of(queue(tag), seq(tag), cursor(tag)));
+        }
+        return keys;
     }
 
     /** The home shard of a member: {@code CRC32(UTF-8 member id) mod shards}. */

@@ -28,11 +28,17 @@ public final class ShardStock {
 
         Mono<List<Object>> eval(ScriptConnection.Script script, String[] keys, String... args);
 
+        /** What the connection's writes are counted under: it changes when the connection is made again. */
+        default long epoch() {
+            return 0;
+        }
+
         /**
-         * Whether the writes made so far on {@code key}'s primary reached the replicas the deployment asks for
-         * ({@code coupon.redis.min-replicas}); true at once when it asks for none.
+         * Whether this connection's writes so far to {@code key}'s primary reached the replicas the deployment asks for
+         * ({@code coupon.redis.min-replicas}), the connection having stayed the one of {@code since} ({@link
+         * #epoch}); true at once when it asks for none.
          */
-        default Mono<Boolean> replicated(String key) {
+        default Mono<Boolean> replicated(String key, long since) {
             return Mono.just(true);
         }
     }

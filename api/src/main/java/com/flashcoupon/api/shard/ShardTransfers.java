@@ -38,6 +38,7 @@ public final class ShardTransfers {
     static final ScriptConnection.Script SETTLE = ShardStock.script("shard_settle.lua");
     static final ScriptConnection.Script LOOK = ShardStock.script("shard_look.lua");
     static final ScriptConnection.Script OUT = ShardStock.script("shard_out.lua");
+    static final ScriptConnection.Script TOUCH = ShardStock.script("shard_touch.lua");
 
     /** What a refill of a shard that is out came to. */
     enum Refill {
@@ -89,16 +90,17 @@ public final class ShardTransfers {
         return Flux.defer(() -> Flux.fromIterable(hints.donors(tags, home)))
                 .concatMap(donor -> {
                     String id = UUID.randomUUID().toString();
-                    return give(tags, donor, home, id, want).map(given -> new Given(donor, id, given));
+                    long since = redis.epoch();
+                    return give(tags, donor, home, id, want).map(given -> new Given(donor, id, given, since));
                 })
                 .filter(given -> given.amount() > 0)
                 .next()
-                .flatMap(given -> complete(tags, given.donor(), home, given.id(), given.amount())
+                .flatMap(given -> complete(tags, given.donor(), home, given.id(), given.amount(), given.since())
                         .map(done -> done ? Refill.MOVED : Refill.PENDING))
                 .switchIfEmpty(Mono.defer(() -> soldOut(tags)));
     }
 
-    private record Given(int donor, String id, long amount) {}
+    private record Given(int donor, String id, long amount, long since) {}
 
     /** Step 1 on the donor; the amount given (0: it has nothing left). */
     Mono<Long> give(String[] tags, int donor, int receiver, String id, long want) {
@@ -118,21 +120,23 @@ public final class ShardTransfers {
     }
 
     /**
-     * Steps 2 and 3, each once the step before reached the replicas; false when a wait fell short (the transfer stays
-     * in escrow for {@link #recover}) or the receiver has no stock hash.
+     * Steps 2 and 3, each once the step before reached the replicas: the give (written on this connection under
+     * {@code since}) before the take, the take before the settle. False when a wait fell short (the transfer stays in
+     * escrow for {@link #recover}) or the receiver has no stock hash.
      */
-    Mono<Boolean> complete(String[] tags, int donor, int receiver, String id, long amount) {
+    Mono<Boolean> complete(String[] tags, int donor, int receiver, String id, long amount, long since) {
         String from = tags[donor];
         String to = tags[receiver];
-        return redis.replicated(StockShards.stock(from)).flatMap(given -> {
+        return redis.replicated(StockShards.stock(from), since).flatMap(given -> {
             if (!given) {
                 return Mono.just(false);
             }
+            long taking = redis.epoch();
             return take(tags, receiver, id, amount).flatMap(taken -> {
                 if (taken < 0) {
                     return Mono.just(false);
                 }
-                return redis.replicated(StockShards.stock(to))
+                return redis.replicated(StockShards.stock(to), taking)
                         .flatMap(replicated -> replicated
                                 ? redis.eval(SETTLE, new String[] {StockShards.escrow(from)}, id)
                                         .thenReturn(true)
@@ -212,7 +216,17 @@ public final class ShardTransfers {
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(look -> Flux.fromIterable(look.escrow().entrySet()).concatMap(entry -> {
                     String[] to = entry.getValue().split(":");
-                    return complete(tags, look.shard(), Integer.parseInt(to[0]), entry.getKey(), Long.parseLong(to[1]));
+                    // another connection may have written the give: a write of ours on the donor's slot first, so
+                    // that this connection's replica wait covers it
+                    long since = redis.epoch();
+                    return redis.eval(TOUCH, new String[] {StockShards.escrow(tags[look.shard()])}, entry.getKey())
+                            .then(complete(
+                                    tags,
+                                    look.shard(),
+                                    Integer.parseInt(to[0]),
+                                    entry.getKey(),
+                                    Long.parseLong(to[1]),
+                                    since));
                 }))
                 .filter(Boolean::booleanValue)
                 .count()

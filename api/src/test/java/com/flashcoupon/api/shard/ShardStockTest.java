@@ -89,6 +89,13 @@ class ShardStockTest {
                 }
             }
         }
+        // every key the shards wrote is one retirement will name (the event's own, or a shard's)
+        java.util.Set<String> named = new java.util.HashSet<>(com.flashcoupon.contract.CouponKeys.state(coupon));
+        for (int shard = 0; shard < shards; shard++) {
+            named.addAll(StockShards.state(tags[shard], shard));
+        }
+        List<String> written = sync.keys("{cpn:" + coupon + "*");
+        assertThat(written).isNotEmpty().allSatisfy(key -> assertThat(named).contains(key));
         // asking again: the same sequence on the same shard, not a second place
         String admitted = crowd.stream()
                 .filter(member ->
@@ -198,7 +205,7 @@ class ShardStockTest {
         String[] tags = stock.tags(coupon, 3);
         String id = UUID.randomUUID().toString();
         long given = transfers.give(tags, 0, 1, id, 2).block();
-        transfers.complete(tags, 0, 1, id, given).block();
+        transfers.complete(tags, 0, 1, id, given, 0).block();
         stock.init(coupon, 3, 10).block();
         List<ShardTransfers.Look> looks = stock.look(coupon, 3).block();
         assertThat(looks.stream().map(ShardTransfers.Look::free).toList()).containsExactly(2L, 5L, 3L);
@@ -224,7 +231,7 @@ class ShardStockTest {
             }
 
             @Override
-            public reactor.core.publisher.Mono<Boolean> replicated(String key) {
+            public reactor.core.publisher.Mono<Boolean> replicated(String key, long since) {
                 return reactor.core.publisher.Mono.just(replicasUp.get());
             }
         };
