@@ -144,11 +144,13 @@ fc_start_app() {
   # the app's own defaults and profiles say. The worker joins its consumer group as a static member
   # named after this machine and its port (unique while it runs, the same after a restart): a restarted worker gets its
   # partitions back at once instead of after the session timeout.
-  local instance=()
+  local instance=() access=()
   [[ $FC_APP_MODULE == issuer-worker ]] &&
     instance=(COUPON_WORKER_INSTANCE_ID="${COUPON_WORKER_INSTANCE_ID:-worker-${HOSTNAME:-local}-$FC_APP_PORT}")
+  # The cluster's apps are each their own user of Redis and Kafka (cluster.sh).
+  [[ $name == cluster-* ]] && mapfile -t access < <(fc_cluster_app_access "$FC_APP_MODULE")
   (cd "$FC_ROOT" && fc_start_bg "$FC_APP_PID" "$FC_APP_LOG" \
-    env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" \
+    env SPRING_PROFILES_ACTIVE="${SPRING_PROFILES_ACTIVE:-local}" "${instance[@]}" "${access[@]}" \
     "$JAVA_HOME/bin/java" "${opts[@]}" -Dserver.port="$FC_APP_PORT" \
     -Dserver.address="${COUPON_BIND_ADDRESS:-127.0.0.1}" -jar "$FC_APP_JAR")
 }

@@ -17,6 +17,43 @@ FC_CLUSTER_APPS=(cluster-api-1 cluster-api-2 cluster-worker-1 cluster-worker-2)
 
 fc_cluster_rel() { printf '%s\n' "${1#"$FC_ROOT"/}"; }
 
+# ---------------------------------------------------------------------------------------------------------------- secrets
+# The cluster checks who writes: Redis with the ACL users of deploy/redis-users.acl, Kafka with SASL/SCRAM and the
+# ACLs of the contract's KafkaAccess (docs/operations.md, "Who may write what"). Their passwords are made once, at
+# random, into .run/cluster/secrets.env (mode 600), and kept while the cluster's data is: bin/down --purge removes
+# both.
+FC_CLUSTER_SECRETS="$FC_CLUSTER_RUN/secrets.env"
+
+# fc_cluster_secrets [create]: loads the passwords (making them first with "create" when there are none).
+fc_cluster_secrets() {
+  if [[ ! -s $FC_CLUSTER_SECRETS ]]; then
+    [[ ${1:-} == create ]] || return 0
+    mkdir -p "$FC_CLUSTER_RUN"
+    local name
+    (
+      umask 077
+      for name in REDIS_ADMIN REDIS_API REDIS_WORKER KAFKA_ADMIN KAFKA_API KAFKA_WORKER; do
+        printf 'FC_CLUSTER_%s_PASSWORD=%s\n' "$name" "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+      done >"$FC_CLUSTER_SECRETS"
+    )
+  fi
+  # shellcheck disable=SC1090 # written above
+  . "$FC_CLUSTER_SECRETS"
+}
+
+# The settings that make an app of the cluster its own user of Redis and Kafka: APP is api or issuer-worker. One
+# VAR=value per line, for env(1).
+fc_cluster_app_access() {
+  fc_cluster_secrets
+  local user=coupon-api redis=$FC_CLUSTER_REDIS_API_PASSWORD kafka=$FC_CLUSTER_KAFKA_API_PASSWORD
+  if [[ $1 == issuer-worker ]]; then
+    user=coupon-worker redis=$FC_CLUSTER_REDIS_WORKER_PASSWORD kafka=$FC_CLUSTER_KAFKA_WORKER_PASSWORD
+  fi
+  printf '%s\n' "COUPON_REDIS_USER=$user" "COUPON_REDIS_PASSWORD=$redis" \
+    COUPON_KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT "COUPON_KAFKA_USER=$user" "COUPON_KAFKA_PASSWORD=$kafka" \
+    COUPON_KAFKA_CREATE_TOPICS=false
+}
+
 # For bin/up --cluster: what it needs and is missing, installed at once (apt-get): redis-server (the six nodes and
 # redis-cli), mariadb-server when no database answers on this machine, haproxy.
 fc_cluster_install_missing() {
@@ -41,10 +78,12 @@ fc_cluster_redis_ports() {
   printf '%s\n' "${ports[@]}"
 }
 
+# redis-cli on the node on PORT, as coupon-admin.
 fc_cluster_redis_cli() {
   local port=$1
   shift
-  redis-cli -h 127.0.0.1 -p "$port" "$@"
+  fc_cluster_secrets
+  redis-cli -h 127.0.0.1 -p "$port" --user coupon-admin --pass "${FC_CLUSTER_REDIS_ADMIN_PASSWORD:-}" --no-auth-warning "$@"
 }
 
 fc_cluster_redis_pidfile() { printf '%s/redis-%s.pid\n' "$FC_CLUSTER_RUN" "$1"; }
@@ -67,7 +106,14 @@ fc_cluster_redis_start() {
   server=$(fc_find_program redis-server) || fc_die "redis-server is not installed (apt-get install redis-server)"
   dir="$FC_CLUSTER_RUN/redis-$port"
   mkdir -p "$dir" "$FC_CLUSTER_LOGS"
+  # The users, with their passwords' hashes, written on every start; replicas authenticate to their primary as
+  # coupon-admin.
+  fc_cluster_secrets create
+  COUPON_REDIS_API_PASSWORD=$FC_CLUSTER_REDIS_API_PASSWORD COUPON_REDIS_WORKER_PASSWORD=$FC_CLUSTER_REDIS_WORKER_PASSWORD \
+    COUPON_REDIS_ADMIN_PASSWORD=$FC_CLUSTER_REDIS_ADMIN_PASSWORD \
+    "$FC_ROOT/bin/lib/redis-acl.sh" "$FC_ROOT/deploy/redis-users.acl" "$dir/users.acl"
   "$server" "$FC_REDIS_CONF" --port "$port" --bind 127.0.0.1 --dir "$dir" --daemonize yes --pidfile "$pidfile" \
+    --aclfile "$dir/users.acl" --masteruser coupon-admin --masterauth "$FC_CLUSTER_REDIS_ADMIN_PASSWORD" \
     --logfile "$FC_CLUSTER_LOGS/redis-$port.log" --cluster-enabled yes --cluster-config-file nodes.conf \
     --cluster-node-timeout "${FC_CLUSTER_REDIS_NODE_TIMEOUT:-5000}" \
     --min-replicas-to-write 1 --min-replicas-max-lag 10 || {
@@ -130,14 +176,16 @@ fc_cluster_ensure_redis() {
   done
   if ((fresh)); then
     fc_note "creating the cluster: redis-cli --cluster create ${nodes[*]} --cluster-replicas 1"
-    if ! redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+    if ! redis-cli --user coupon-admin --pass "$FC_CLUSTER_REDIS_ADMIN_PASSWORD" --no-auth-warning \
+      --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
       >"$FC_CLUSTER_LOGS/redis-cluster-create.log" 2>&1; then
       fc_tail "$FC_CLUSTER_LOGS/redis-cluster-create.log"
       fc_die "redis-cli --cluster create failed (log: .run/cluster/logs/redis-cluster-create.log)"
     fi
   fi
   if ! fc_wait_until 60 fc_cluster_redis_all_ok; then
-    redis-cli --cluster check "${nodes[0]}" >&2 || true
+    redis-cli --user coupon-admin --pass "$FC_CLUSTER_REDIS_ADMIN_PASSWORD" --no-auth-warning \
+      --cluster check "${nodes[0]}" >&2 || true
     fc_die "the Redis Cluster is not serving every slot with a replica per master after 60 s." \
       "Its nodes' logs: .run/cluster/logs/redis-<port>.log. To start over from nothing: bin/down --purge"
   fi
@@ -185,6 +233,8 @@ fc_cluster_kafka_node() {
   FC_KAFKA_VOTERS=$voters
   FC_KAFKA_RF=3
   FC_KAFKA_CLUSTER_ID_FILE="$FC_CLUSTER_RUN/kafka-cluster-id"
+  fc_cluster_secrets
+  FC_KAFKA_ADMIN_PASSWORD=${FC_CLUSTER_KAFKA_ADMIN_PASSWORD:-}
 }
 
 fc_cluster_ensure_kafka() {
@@ -203,6 +253,23 @@ fc_cluster_ensure_kafka() {
     fc_kafka_wait "$(<"$FC_KAFKA_PID")" "node $i running (pid $(<"$FC_KAFKA_PID"))"
   done
   fc_kafka_check "$cp" "$COUPON_KAFKA_BOOTSTRAP" 3 "$FC_CLUSTER_LOGS/kafka-check.log"
+}
+
+# The apps' Kafka users, their ACLs and the topics (which the apps may not create): bin/lib/KafkaUsers.java, with the
+# contract module's classes (after the build).
+fc_cluster_kafka_users() {
+  local cp log="$FC_CLUSTER_LOGS/kafka-users.log"
+  cp=$(fc_kafka_classpath)
+  [[ -d $FC_ROOT/contract/target/classes/com ]] || fc_die "contract/target/classes is missing: build first (./mvnw -pl contract compile)"
+  fc_cluster_secrets
+  if ! env FC_KAFKA_ADMIN_PASSWORD="$FC_CLUSTER_KAFKA_ADMIN_PASSWORD" FC_KAFKA_API_PASSWORD="$FC_CLUSTER_KAFKA_API_PASSWORD" \
+    FC_KAFKA_WORKER_PASSWORD="$FC_CLUSTER_KAFKA_WORKER_PASSWORD" \
+    "$JAVA_HOME/bin/java" -cp "$cp:$FC_ROOT/contract/target/classes" "$FC_ROOT/bin/lib/KafkaUsers.java" \
+    "$COUPON_KAFKA_BOOTSTRAP" "${COUPON_KAFKA_PARTITIONS:-3}" 3 >"$log" 2>&1; then
+    fc_tail "$log"
+    fc_die "could not create the apps' Kafka users and topics (log: .run/cluster/logs/kafka-users.log)"
+  fi
+  fc_note "$(tail -n 1 "$log")"
 }
 
 fc_cluster_stop_kafka() {

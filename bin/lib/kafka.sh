@@ -30,6 +30,7 @@ fc_kafka_parse() {
   FC_KAFKA_VOTERS="1@$(fc_kafka_listen_host):$controller"
   FC_KAFKA_RF=1
   FC_KAFKA_CLUSTER_ID_FILE=''
+  FC_KAFKA_ADMIN_PASSWORD=''
 }
 
 # The node's host as Kafka's listeners want it: an address, IPv6 literals in brackets.
@@ -79,16 +80,49 @@ fc_kafka_write_config() {
   # One replica may be down and writes (acks=all) still succeed; with a single broker that is 1.
   ((rf > 1)) && min_isr=$((rf - 1))
   mkdir -p "$FC_KAFKA_DIR"
-  cat >"$FC_KAFKA_DIR/server.properties" <<EOF
-# Written by bin/up (bin/lib/kafka.sh) on every start: edit that script, not this file.
-process.roles=broker,controller
-node.id=$FC_KAFKA_NODE_ID
-controller.quorum.voters=$FC_KAFKA_VOTERS
+  local listeners
+  if [[ -n $FC_KAFKA_ADMIN_PASSWORD ]]; then
+    # Every client authenticates (bin/up --cluster): SASL/SCRAM-SHA-512 on the brokers' listener (the apps, and the
+    # brokers between themselves as coupon-admin, whose credential the storage was formatted with), SASL/PLAIN as
+    # coupon-admin on the controllers' (KRaft bootstraps no SCRAM there); StandardAuthorizer, nothing without an ACL
+    # (the apps' are the contract's KafkaAccess, granted by KafkaUsers.java).
+    listeners=$(
+      cat <<SECURE
+listeners=SASL_PLAINTEXT://$host:$FC_KAFKA_PORT,CONTROLLER://$host:$FC_KAFKA_CONTROLLER_PORT
+advertised.listeners=SASL_PLAINTEXT://$host:$FC_KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=SASL_PLAINTEXT
+listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$FC_KAFKA_ADMIN_PASSWORD";
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="coupon-admin" password="$FC_KAFKA_ADMIN_PASSWORD" user_coupon-admin="$FC_KAFKA_ADMIN_PASSWORD";
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:coupon-admin
+allow.everyone.if.no.acl.found=false
+SECURE
+    )
+  else
+    listeners=$(
+      cat <<PLAIN
 listeners=PLAINTEXT://$host:$FC_KAFKA_PORT,CONTROLLER://$host:$FC_KAFKA_CONTROLLER_PORT
 advertised.listeners=PLAINTEXT://$host:$FC_KAFKA_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+PLAIN
+    )
+  fi
+  (
+    umask 077
+    cat >"$FC_KAFKA_DIR/server.properties" <<EOF
+# Written by bin/up (bin/lib/kafka.sh) on every start: edit that script, not this file.
+process.roles=broker,controller
+node.id=$FC_KAFKA_NODE_ID
+controller.quorum.voters=$FC_KAFKA_VOTERS
+$listeners
 log.dirs=$FC_KAFKA_DIR/data
 num.partitions=1
 offsets.topic.replication.factor=$rf
@@ -103,6 +137,7 @@ group.initial.rebalance.delay.ms=0
 log.retention.hours=168
 log.retention.bytes=1073741824
 EOF
+  )
 }
 
 fc_kafka_java() {
@@ -115,7 +150,15 @@ fc_kafka_java() {
 # a quorum share one id, kept in FC_KAFKA_CLUSTER_ID_FILE.
 fc_kafka_format() {
   local cp=$1 uuid log="$FC_KAFKA_LOGDIR/$FC_KAFKA_LOGNAME-format.log"
-  [[ -f $FC_KAFKA_DIR/data/meta.properties ]] && return 0
+  if [[ -f $FC_KAFKA_DIR/data/meta.properties ]]; then
+    [[ -z $FC_KAFKA_ADMIN_PASSWORD || -f $FC_KAFKA_DIR/data/.flash-coupon-scram ]] ||
+      fc_die "$FC_KAFKA_NAME's storage was formatted without authentication (an older bin/up --cluster)." \
+        "Start it over from nothing: bin/down --purge"
+    return 0
+  fi
+  local scram=()
+  [[ -n $FC_KAFKA_ADMIN_PASSWORD ]] &&
+    scram=(--add-scram "SCRAM-SHA-512=[name=coupon-admin,password=$FC_KAFKA_ADMIN_PASSWORD]")
   fc_note "formatting the storage of $FC_KAFKA_NAME ($(fc_kafka_rel "$FC_KAFKA_DIR/data"))"
   if [[ -n $FC_KAFKA_CLUSTER_ID_FILE && -s $FC_KAFKA_CLUSTER_ID_FILE ]]; then
     uuid=$(<"$FC_KAFKA_CLUSTER_ID_FILE")
@@ -125,10 +168,12 @@ fc_kafka_format() {
     [[ -n $FC_KAFKA_CLUSTER_ID_FILE ]] && printf '%s\n' "$uuid" >"$FC_KAFKA_CLUSTER_ID_FILE"
   fi
   if ! fc_kafka_java "$cp" kafka.tools.StorageTool format -t "$uuid" -c "$FC_KAFKA_DIR/server.properties" \
-    >>"$log" 2>&1; then
+    "${scram[@]}" >>"$log" 2>&1; then
     fc_tail "$log"
     fc_die "formatting the storage of $FC_KAFKA_NAME failed (log: $(fc_kafka_rel "$log"))"
   fi
+  [[ -n $FC_KAFKA_ADMIN_PASSWORD ]] && : >"$FC_KAFKA_DIR/data/.flash-coupon-scram"
+  return 0
 }
 
 fc_kafka_alive_and_listening() {
@@ -168,7 +213,8 @@ fc_kafka_launch() {
 # replicas and delete it through the AdminClient. Dies with the logs when that fails.
 fc_kafka_check() {
   local cp=$1 bootstrap=$2 replicas=$3 log=$4
-  if ! fc_kafka_java "$cp" "$FC_ROOT/bin/lib/KafkaCheck.java" "$bootstrap" "$replicas" >"$log" 2>&1; then
+  if ! env FC_KAFKA_ADMIN_PASSWORD="$FC_KAFKA_ADMIN_PASSWORD" "$JAVA_HOME/bin/java" -cp "$cp" \
+    "$FC_ROOT/bin/lib/KafkaCheck.java" "$bootstrap" "$replicas" >"$log" 2>&1; then
     fc_tail "$log"
     fc_tail "$FC_KAFKA_LOGDIR/$FC_KAFKA_LOGNAME.log"
     fc_die "Kafka at $bootstrap listens but could not create a topic (log: $(fc_kafka_rel "$log"))"

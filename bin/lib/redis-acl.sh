@@ -15,6 +15,6 @@ done
 sha() { printf %s "$1" | sha256sum | cut -d' ' -f1; }
 umask 077
 grep -v '^#' "$template" | grep . | sed \
-  -e "s/@API_PASSWORD_SHA256@/$(sha "$COUPON_REDIS_API_PASSWORD")/" \
-  -e "s/@WORKER_PASSWORD_SHA256@/$(sha "$COUPON_REDIS_WORKER_PASSWORD")/" \
-  -e "s/@ADMIN_PASSWORD_SHA256@/$(sha "$COUPON_REDIS_ADMIN_PASSWORD")/" >"$out"
+  -e "s/@API_PASSWORD_SHA256@/$(sha "${COUPON_REDIS_API_PASSWORD:-}")/" \
+  -e "s/@WORKER_PASSWORD_SHA256@/$(sha "${COUPON_REDIS_WORKER_PASSWORD:-}")/" \
+  -e "s/@ADMIN_PASSWORD_SHA256@/$(sha "${COUPON_REDIS_ADMIN_PASSWORD:-}")/" >"$out"

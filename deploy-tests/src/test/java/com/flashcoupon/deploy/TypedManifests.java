@@ -48,7 +48,8 @@ final class TypedManifests {
             Map.entry("autoscaling/v2/HorizontalPodAutoscaler", HorizontalPodAutoscaler.class),
             Map.entry("monitoring.coreos.com/v1/ServiceMonitor", ServiceMonitor.class),
             Map.entry("monitoring.coreos.com/v1/PrometheusRule", PrometheusRule.class),
-            Map.entry("kafka.strimzi.io/v1/KafkaTopic", KafkaTopic.class));
+            Map.entry("kafka.strimzi.io/v1/KafkaTopic", KafkaTopic.class),
+            Map.entry("kafka.strimzi.io/v1/KafkaUser", io.strimzi.api.kafka.model.user.KafkaUser.class));
 
     /** Kinds without a Java model, checked as maps. */
     static final Set<String> UNTYPED = Set.of("keda.sh/v1alpha1/ScaledObject");
