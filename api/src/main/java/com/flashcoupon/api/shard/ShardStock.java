@@ -175,7 +175,7 @@ public final class ShardStock {
 
     /** Completes every transfer left in escrow (an instance died between its steps); how many it completed. */
     public Mono<Integer> recover(long couponId, int shards) {
-        return transfers.recover(tags(couponId, shards));
+        return transfers.recover(tags(couponId, shards)).map(ShardTransfers.Recovery::completed);
     }
 
     /** Every shard as it is now (the sold-out check's view). */

@@ -173,26 +173,27 @@ public final class ShardTransfers {
     }
 
     private Mono<Refill> check(String[] tags) {
-        return recover(tags).then(lookAll(tags)).flatMap(first -> {
-            if (first.stream().anyMatch(look -> !look.exists())) {
-                return Mono.just(Refill.MISSING);
-            }
-            if (first.stream().anyMatch(look -> !look.escrow().isEmpty())
-                    && first.stream().allMatch(look -> look.free() <= 0)) {
-                return Mono.just(Refill.PENDING);
-            }
-            if (!allOut(first)) {
-                return Mono.just(Refill.RETRY);
-            }
-            return lookAll(tags).flatMap(second -> {
-                if (!allOut(second) || !sameMoves(first, second)) {
-                    return Mono.just(Refill.RETRY);
-                }
-                return Flux.range(0, tags.length)
-                        .concatMap(shard -> redis.eval(OUT, new String[] {StockShards.stock(tags[shard])}))
-                        .then(Mono.just(Refill.SOLD_OUT));
-            });
-        });
+        return recover(tags)
+                .flatMap(recovered -> lookAll(tags).flatMap(first -> {
+                    if (first.stream().anyMatch(look -> !look.exists())) {
+                        return Mono.just(Refill.MISSING);
+                    }
+                    if (recovered.stuck() > 0 && first.stream().allMatch(look -> look.free() <= 0)) {
+                        return Mono.just(Refill.PENDING);
+                    }
+                    // a transfer given since the recovery (its owner at work) shows in an escrow: ask again
+                    if (!allOut(first)) {
+                        return Mono.just(Refill.RETRY);
+                    }
+                    return lookAll(tags).flatMap(second -> {
+                        if (!allOut(second) || !sameMoves(first, second)) {
+                            return Mono.just(Refill.RETRY);
+                        }
+                        return Flux.range(0, tags.length)
+                                .concatMap(shard -> redis.eval(OUT, new String[] {StockShards.stock(tags[shard])}))
+                                .then(Mono.just(Refill.SOLD_OUT));
+                    });
+                }));
     }
 
     private static boolean allOut(List<Look> looks) {
@@ -210,8 +211,14 @@ public final class ShardTransfers {
         return true;
     }
 
-    /** Completes every transfer in any shard's escrow; how many this call completed. */
-    Mono<Integer> recover(String[] tags) {
+    /**
+     * What a recovery did: transfers it completed, and transfers it could not (a replica wait fell short, or the
+     * receiver has no stock hash), left in escrow.
+     */
+    record Recovery(int completed, int stuck) {}
+
+    /** Completes every transfer in any shard's escrow. */
+    Mono<Recovery> recover(String[] tags) {
         return lookAll(tags)
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(look -> Flux.fromIterable(look.escrow().entrySet()).concatMap(entry -> {
@@ -228,9 +235,12 @@ public final class ShardTransfers {
                                     Long.parseLong(to[1]),
                                     since));
                 }))
-                .filter(Boolean::booleanValue)
-                .count()
-                .map(Long::intValue);
+                .collectList()
+                .map(done -> {
+                    int completed =
+                            (int) done.stream().filter(Boolean::booleanValue).count();
+                    return new Recovery(completed, done.size() - completed);
+                });
     }
 
     Mono<List<Look>> lookAll(String[] tags) {

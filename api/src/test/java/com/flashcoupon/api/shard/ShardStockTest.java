@@ -263,4 +263,52 @@ class ShardStockTest {
         assertThat(capsInAll(looks)).isEqualTo(total);
         assertThat(looks).allSatisfy(look -> assertThat(look.escrow()).isEmpty());
     }
+
+    /**
+     * Three api instances (each its own connection, donor hints and sold-out check) admit one crowd together, while a
+     * fourth keeps dying in the middle of transfers (gives left in escrow): exactly N admitted, and nothing left free
+     * or in escrow once the last sold-out check ran.
+     */
+    @Test
+    void shouldAdmitExactlyNWhenThreeInstancesShareTheCrowdAndAFourthKeepsDyingMidTransfer() {
+        long coupon = newCoupon();
+        int shards = 5;
+        int total = 600;
+        List<RedisClient> clients = new java.util.ArrayList<>();
+        List<ShardStock> instances = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                RedisClient one = RedisClient.create(TestEnvironment.REDIS_URL);
+                clients.add(one);
+                instances.add(new ShardStock(new LettuceShardRedis(one.connect().async())));
+            }
+            instances.get(0).init(coupon, shards, total).block();
+            var dying = new java.util.concurrent.atomic.AtomicBoolean(true);
+            var killer = Flux.range(0, 10_000)
+                    .concatMap(i -> stock.giveOnly(coupon, shards, i % shards, (i + 1) % shards, 2))
+                    .takeWhile(given -> dying.get())
+                    .then()
+                    .subscribeOn(reactor.core.scheduler.Schedulers.single());
+            var crowd = Flux.range(0, total + total / 10)
+                    .flatMap(i -> instances.get(i % 3).admit(coupon, shards, "x-" + i + "-" + UUID.randomUUID()), 48)
+                    .collect(Collectors.groupingBy(ShardStock.Result::outcome, Collectors.counting()))
+                    .doFinally(signal -> dying.set(false));
+            Map<ShardStock.Outcome, Long> answers = reactor.core.publisher.Mono.zip(crowd, killer.thenReturn(true))
+                    .block()
+                    .getT1();
+
+            assertThat(answers).containsEntry(ShardStock.Outcome.ADMITTED, (long) total);
+            assertThat(answers).containsEntry(ShardStock.Outcome.SOLD_OUT, (long) total / 10);
+            List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
+            assertThat(looks.stream().mapToLong(ShardTransfers.Look::admitted).sum())
+                    .isEqualTo(total);
+            assertThat(looks).allSatisfy(look -> {
+                assertThat(look.free()).isZero();
+                assertThat(look.escrow()).isEmpty();
+            });
+            assertThat(capsInAll(looks)).isEqualTo(total);
+        } finally {
+            clients.forEach(RedisClient::shutdown);
+        }
+    }
 }
