@@ -24,11 +24,14 @@ final class PrivateRedis implements AutoCloseable {
         this(List.of());
     }
 
-    /** With these further {@code redis-server} options (an ACL file, say). */
+    /** With these further {@code redis-server} options (an ACL file, say); {@code {port}} in one is the port. */
     PrivateRedis(List<String> options) throws IOException {
         this.dir = Files.createTempDirectory("flash-coupon-redis");
         this.port = freePort();
-        this.options = List.copyOf(options);
+        // "{port}" in an option is this server's port (a TLS port, say)
+        this.options = options.stream()
+                .map(option -> option.replace("{port}", Integer.toString(port)))
+                .toList();
         start();
     }
 
