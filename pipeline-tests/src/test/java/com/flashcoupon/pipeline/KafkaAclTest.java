@@ -35,10 +35,14 @@ class KafkaAclTest {
     private static final String WORKER_PASSWORD = "worker-kafka-password-for-the-acl-test";
 
     private static ScramKafka kafka;
+    /** A Redis of the test's own: whatever other stack runs at once, none shares its keys (coupon ids start at 1). */
+    private static PrivateRedis redis;
+
     private static Stack stack;
 
     @BeforeAll
     static void start() throws Exception {
+        redis = new PrivateRedis();
         kafka = new ScramKafka();
         kafka.createTopics(3);
         kafka.addUser(KafkaAccess.API_USER, API_PASSWORD, KafkaAccess.api(KafkaAccess.API_USER));
@@ -52,6 +56,8 @@ class KafkaAclTest {
     /** What a deployment sets: the variables the apps' yml files read. */
     private static Map<String, Object> settings(String user, String password) {
         return Map.of(
+                "spring.data.redis.url",
+                redis.url(),
                 "COUPON_KAFKA_SECURITY_PROTOCOL",
                 "SASL_PLAINTEXT",
                 "COUPON_KAFKA_USER",
@@ -69,6 +75,9 @@ class KafkaAclTest {
         }
         if (kafka != null) {
             kafka.close();
+        }
+        if (redis != null) {
+            redis.close();
         }
     }
 

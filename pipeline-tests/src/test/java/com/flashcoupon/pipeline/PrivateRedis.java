@@ -24,11 +24,14 @@ final class PrivateRedis implements AutoCloseable {
         this(List.of());
     }
 
-    /** With these further {@code redis-server} options (an ACL file, say). */
+    /** With these further {@code redis-server} options (an ACL file, say); {@code {port}} in one is the port. */
     PrivateRedis(List<String> options) throws IOException {
         this.dir = Files.createTempDirectory("flash-coupon-redis");
         this.port = freePort();
-        this.options = List.copyOf(options);
+        // "{port}" in an option is this server's port (a TLS port, say)
+        this.options = options.stream()
+                .map(option -> option.replace("{port}", Integer.toString(port)))
+                .toList();
         start();
     }
 
@@ -50,7 +53,11 @@ final class PrivateRedis implements AutoCloseable {
         if (range != null && range.matches("\\d+-\\d+")) {
             int from = Integer.parseInt(range.substring(0, range.indexOf('-')));
             int to = Integer.parseInt(range.substring(range.indexOf('-') + 1));
-            for (int candidate = from; candidate <= to; candidate++) {
+            int span = to - from + 1;
+            // each test JVM starts at a place of its own, so that two forks do not pick the same port at once
+            int start = (int) (ProcessHandle.current().pid() % span);
+            for (int i = 0; i < span; i++) {
+                int candidate = from + (start + i) % span;
                 try (var socket = new ServerSocket(candidate, 1, java.net.InetAddress.getLoopbackAddress())) {
                     return candidate;
                 } catch (IOException taken) {
