@@ -35,6 +35,9 @@ class CouponWebTest extends WebSliceBase {
     @MockitoBean
     private com.flashcoupon.api.redemption.Benefits benefits;
 
+    @MockitoBean
+    private CouponDraws draws;
+
     @BeforeEach
     void limitsAllow() {
         given(limits.charge(any())).willReturn(Mono.empty());
