@@ -320,10 +320,13 @@ class ReplicaWaitTest {
                         "coupon.redis.min-replicas",
                         Integer.toString(minReplicas),
                         // generous, so that a busy machine's replica answers in time (the stalled admissions wait
-                        // this long for their 503; a drain turn, too, may wait this long before an admission); as
-                        // long as the command time-out (2 s), so a WAIT is sent for half of it (ReplicaWaits.bounded)
+                        // this long for their 503; a drain turn, too, may wait this long before an admission): a WAIT
+                        // of 1 s timed out under a CPU hog (load 26). As long as the command time-out, so a WAIT is
+                        // sent for half of it (ReplicaWaits.bounded): 4 s
+                        "spring.data.redis.timeout",
+                        "8s",
                         "coupon.redis.replica-timeout",
-                        "2s",
+                        "8s",
                         "coupon.drain.tick",
                         drainTick));
     }
