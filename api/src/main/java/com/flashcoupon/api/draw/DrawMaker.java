@@ -308,7 +308,8 @@ public class DrawMaker {
                 outcome.entrants.size(),
                 outcome.places.size(),
                 DrawRules.hex(outcome.digest),
-                outcome.firstSequence)) {
+                outcome.firstSequence,
+                draws.secretSeed(couponId).orElse(null))) {
             made.increment();
             return true;
         }
