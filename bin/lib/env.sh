@@ -12,6 +12,9 @@
 #                           the key the api signs each issue request it publishes to Kafka with and the worker checks
 #                           (a record whose signature does not hold is dead-lettered, nothing written): one for every
 #                           api and worker. Local runs only: both apps refuse this default outside the local profile.
+#   COUPON_DRAW_SEED_KEY    the key fair starts' seeds are encrypted with until their draw, and entry receipts are
+#                           signed with a key derived from. Local runs only: the api refuses this default outside the
+#                           local profile.
 #   COUPON_DB_URL           JDBC URL of the MySQL/MariaDB database.
 #   COUPON_DB_USER          its user
 #   COUPON_DB_PASSWORD      its password
@@ -29,6 +32,7 @@
 FC_DEFAULT_JWT_SECRET='flash-coupon-local-secret-do-not-use-in-production'
 FC_DEFAULT_HUMAN_CHECK_SECRET='flash-coupon-local-human-check-do-not-use-in-production'
 FC_DEFAULT_RECORD_SIGNING_KEY='flash-coupon-local-record-signing-do-not-use-in-production'
+FC_DEFAULT_DRAW_SEED_KEY='flash-coupon-local-draw-seed-key-do-not-use-in-production'
 FC_DEFAULT_DB_URL='jdbc:mysql://127.0.0.1:3306/coupon'
 FC_DEFAULT_DB_USER='coupon'
 FC_DEFAULT_DB_PASSWORD='coupon'
@@ -42,6 +46,7 @@ FC_DEFAULT_BIND_ADDRESS='127.0.0.1'
 : "${COUPON_JWT_SECRET:=$FC_DEFAULT_JWT_SECRET}"
 : "${COUPON_HUMAN_CHECK_SECRET:=$FC_DEFAULT_HUMAN_CHECK_SECRET}"
 : "${COUPON_RECORD_SIGNING_KEY:=$FC_DEFAULT_RECORD_SIGNING_KEY}"
+: "${COUPON_DRAW_SEED_KEY:=$FC_DEFAULT_DRAW_SEED_KEY}"
 : "${COUPON_DB_URL:=$FC_DEFAULT_DB_URL}"
 : "${COUPON_DB_USER:=$FC_DEFAULT_DB_USER}"
 : "${COUPON_DB_PASSWORD:=$FC_DEFAULT_DB_PASSWORD}"
@@ -52,7 +57,7 @@ FC_DEFAULT_BIND_ADDRESS='127.0.0.1'
 : "${COUPON_RATELIMIT_ADDRESS_PER_SECOND:=$FC_DEFAULT_RATELIMIT_ADDRESS_PER_SECOND}"
 : "${COUPON_BIND_ADDRESS:=$FC_DEFAULT_BIND_ADDRESS}"
 
-export COUPON_JWT_SECRET COUPON_HUMAN_CHECK_SECRET COUPON_RECORD_SIGNING_KEY COUPON_DB_URL COUPON_DB_USER COUPON_DB_PASSWORD COUPON_REDIS_URL \
+export COUPON_JWT_SECRET COUPON_HUMAN_CHECK_SECRET COUPON_RECORD_SIGNING_KEY COUPON_DRAW_SEED_KEY COUPON_DB_URL COUPON_DB_USER COUPON_DB_PASSWORD COUPON_REDIS_URL \
   COUPON_KAFKA_BOOTSTRAP COUPON_API_PORT COUPON_WORKER_PORT COUPON_RATELIMIT_ADDRESS_PER_SECOND COUPON_BIND_ADDRESS
 
 # Where the apps answer, for scripts that call them (bin/demo, bin/up's summary).

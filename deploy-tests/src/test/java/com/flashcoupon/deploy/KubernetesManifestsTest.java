@@ -184,6 +184,7 @@ class KubernetesManifestsTest {
             for (Container container : List.of(api, worker)) {
                 assertFromTheSecret(container, "COUPON_RECORD_SIGNING_KEY", overlay);
             }
+            assertFromTheSecret(api, "COUPON_DRAW_SEED_KEY", overlay);
         }
     }
 

@@ -88,6 +88,7 @@ final class ClusterStack implements AutoCloseable {
             Map<String, Object> settings = new HashMap<>(common);
             settings.put("coupon.jwt.secret", Stack.JWT_SECRET);
             settings.put("coupon.human-check.secret", Stack.HUMAN_CHECK_SECRET);
+            settings.put("coupon.draw.seed-key", Stack.DRAW_SEED_KEY);
             // the member limit stays on (in the coupon's slot, so it runs on the cluster); the whole crowd comes from
             // one address, which the address limit would mostly refuse
             settings.put("coupon.ratelimit.address-per-second", "0");

@@ -101,6 +101,14 @@ class DeploymentFilesTest {
                 .isEqualTo(api);
     }
 
+    /** The api keeps fair starts' seeds encrypted with the draw key and does not start without it: compose asks for it. */
+    @Test
+    void theApiGetsARequiredDrawSeedKey() throws IOException {
+        assertThat(environment(service("api")).getOrDefault("COUPON_DRAW_SEED_KEY", ""))
+                .as("the api's COUPON_DRAW_SEED_KEY must be required with a message (${COUPON_DRAW_SEED_KEY:?...})")
+                .matches(Pattern.compile("\\$\\{COUPON_DRAW_SEED_KEY:?\\?[^}]*\\S[^}]*}"));
+    }
+
     /**
      * Grafana's admin (who can add MySQL as a data source and run SQL, or read every metric), Prometheus (no
      * authentication) and the worker's actuator are for this machine's operators: published on 127.0.0.1 only. The

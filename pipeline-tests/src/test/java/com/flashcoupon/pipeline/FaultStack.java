@@ -74,6 +74,7 @@ final class FaultStack implements AutoCloseable {
         apiSettings.put("server.port", apiPort);
         apiSettings.put("coupon.jwt.secret", Stack.JWT_SECRET);
         apiSettings.put("coupon.human-check.secret", Stack.HUMAN_CHECK_SECRET);
+        apiSettings.put("coupon.draw.seed-key", Stack.DRAW_SEED_KEY);
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);

@@ -51,6 +51,9 @@ final class Stack implements AutoCloseable {
     /** The key the apis of these stacks sign issue requests with and their workers check, as one deployment's do. */
     static final String RECORD_SIGNING_KEY = "pipeline-record-signing-key-0123456789-0123456789";
 
+    /** The key the api seals draws' seeds with and signs entry receipts with (required outside the local profile). */
+    static final String DRAW_SEED_KEY = "pipeline-draw-seed-key-0123456789-0123456789";
+
     /**
      * Each fork's step from the first's database: 11, 13, 14 and 15 by default (12 is the client tests'). Declared
      * before {@link #REDIS_URL}, which reads it as the class is initialised.
@@ -132,6 +135,7 @@ final class Stack implements AutoCloseable {
         apiSettings.putAll(ApiApplication.DEFAULTS);
         apiSettings.put("coupon.jwt.secret", JWT_SECRET);
         apiSettings.put("coupon.human-check.secret", HUMAN_CHECK_SECRET);
+        apiSettings.put("coupon.draw.seed-key", Stack.DRAW_SEED_KEY);
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         // the crowds here check the invariants, not overload: a fixed limit none of them reaches (api's

@@ -8,6 +8,7 @@ import com.flashcoupon.api.gate.RetiredGate;
 import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.api.status.EntryReceipts;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
@@ -63,6 +64,8 @@ class AdmissionService {
     private final GateChecks gateChecks;
     private final RetiredAnswers retiredAnswers;
 
+    private final EntryReceipts receipts;
+
     AdmissionService(
             ScriptConnection redis,
             RateLimits limits,
@@ -76,7 +79,9 @@ class AdmissionService {
             IssuePace pace,
             MeterRegistry meters,
             GateChecks gateChecks,
-            RetiredGate retiredGate) {
+            RetiredGate retiredGate,
+            EntryReceipts receipts) {
+        this.receipts = receipts;
         this.gateChecks = gateChecks;
         this.pace = pace;
         this.backends = backends;
@@ -120,7 +125,12 @@ class AdmissionService {
         return Mono.defer(() -> {
             Timer.Sample started = Timer.start();
             var presented = gateChecks.presented(couponId, memberId, claims, request);
-            return decide(couponId, memberId, request, presented).doFinally(signal -> started.stop(latency));
+            return decide(couponId, memberId, request, presented)
+                    // a member in a fair start's window: their signed entry receipt (function 2)
+                    .flatMap(answer -> receipts.withReceipt(answer.status())
+                            .map(signed ->
+                                    signed == answer.status() ? answer : new Answer(answer.newlyAdmitted(), signed)))
+                    .doFinally(signal -> started.stop(latency));
         });
     }
 

@@ -59,7 +59,7 @@ public class DrawMaker {
 
     private final Timer recordedIn;
     private final Counter made;
-    private final Counter refusedDraws;
+    private final FrozenSets frozenSets;
     private final OutageLog outage = new OutageLog(log, "making draws");
 
     DrawMaker(StringRedisTemplate redis, DrawRepository draws, CouponStates states, Clock clock, MeterRegistry meters) {
@@ -80,10 +80,7 @@ public class DrawMaker {
         this.made = Counter.builder("coupon.draws")
                 .description("Draws this instance made and recorded")
                 .register(meters);
-        this.refusedDraws = Counter.builder("coupon.draw.refused")
-                .description("Passes of the draw job that refused to draw on an entrant set that differs from the one"
-                        + " frozen at the window's close")
-                .register(meters);
+        this.frozenSets = new FrozenSets(draws, clock, meters);
     }
 
     /** One pass over every draw that is due and not recorded. A failing draw does not hold up the others. */
@@ -155,7 +152,7 @@ public class DrawMaker {
                                 .orElseThrow(() -> new IllegalStateException(
                                         "coupon " + couponId + " has a draw of function 2 without a pseudonym key"));
                 DrawRules.Leaves leaves = DrawRules.leaves(record.functionVersion(), key, entrants);
-                if (!sameSet(couponId, record, state, leaves)) {
+                if (!frozenSets.sameSet(couponId, record, state, leaves)) {
                     return false;
                 }
                 outcome = drawn(couponId, entrants, leaves, record.functionVersion(), state);
@@ -204,42 +201,6 @@ public class DrawMaker {
         } finally {
             redis.release(couponId);
         }
-    }
-
-    /**
-     * Whether the entrant set Redis holds now is the set the window froze: the count draw.lua froze at the close, and
-     * once the set is frozen in MySQL, its count and root. A set that differs is refused (a metric and an error line),
-     * never drawn on. When the set is not frozen yet, this call freezes it and answers false: its root is public before
-     * any ticket is computed, on the next pass.
-     */
-    private boolean sameSet(long couponId, DrawRecord record, RedisDraw.State state, DrawRules.Leaves leaves) {
-        List<String> entrants = leaves.inOrder();
-        String root = DrawRules.hex(DrawRules.entrantsDigest(entrants));
-        String refused = null;
-        if (state.window() == 2 && entrants.size() != state.entrants()) {
-            refused = "Redis holds " + entrants.size() + " entrants, the window froze " + state.entrants();
-        } else if (record.frozen()) {
-            if (record.frozenEntrants() != entrants.size()
-                    || !record.frozenRoot().equals(root)) {
-                refused = "Redis holds " + entrants.size() + " entrants (root " + root + "), the set frozen in MySQL "
-                        + record.frozenEntrants() + " (root " + record.frozenRoot() + ")";
-            }
-        } else if (draws.freeze(couponId, clock.instant(), entrants.size(), root)) {
-            // public from now on; the tickets are computed on the next pass, after the root was published
-            log.info("coupon {}: entrant set frozen, {} entrants, root {}", couponId, entrants.size(), root);
-            return false;
-        } else {
-            return sameSet(couponId, draws.find(couponId).orElseThrow(), state, leaves);
-        }
-        if (refused != null) {
-            refusedDraws.increment();
-            log.error(
-                    "coupon {}: draw refused: {}; nothing is drawn until an operator restores the set",
-                    couponId,
-                    refused);
-            return false;
-        }
-        return true;
     }
 
     /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */
@@ -297,7 +258,7 @@ public class DrawMaker {
         draws.recordEntrants(couponId, page);
         long rows = draws.entrantRows(couponId);
         if (rows != outcome.entrants.size()) {
-            refusedDraws.increment();
+            frozenSets.refused();
             throw new IllegalStateException("coupon " + couponId + ": MySQL holds " + rows
                     + " entrant rows for a draw of " + outcome.entrants.size() + "; refused");
         }
@@ -308,7 +269,8 @@ public class DrawMaker {
                 outcome.entrants.size(),
                 outcome.places.size(),
                 DrawRules.hex(outcome.digest),
-                outcome.firstSequence)) {
+                outcome.firstSequence,
+                draws.secretSeed(couponId).orElse(null))) {
             made.increment();
             return true;
         }

@@ -35,11 +35,16 @@ public class DrawRepository {
     /** The draw function new events are made with (coupon.draw.function-version): 2 unless set otherwise. */
     private final int functionVersion;
 
+    /** Seal the seeds at rest until the draw (COUPON_DRAW_SEED_KEY). */
+    private final DrawKeys keys;
+
     DrawRepository(
             JdbcClient jdbc,
             JdbcTemplate template,
+            DrawKeys keys,
             @org.springframework.beans.factory.annotation.Value("${coupon.draw.function-version:2}")
                     int functionVersion) {
+        this.keys = keys;
         if (functionVersion != 1 && functionVersion != 2) {
             throw new IllegalArgumentException("coupon.draw.function-version is 1 or 2, not " + functionVersion);
         }
@@ -55,11 +60,11 @@ public class DrawRepository {
     public void create(long couponId, Instant drawAt) {
         byte[] seed = DrawRules.newSeed();
         byte[] pseudonymKey = functionVersion == 2 ? DrawRules.newSeed() : null;
-        jdbc.sql("INSERT INTO coupon_draw (coupon_id, seed, commitment, draw_at, function_version, pseudonym_key)"
-                        + " VALUES (?, ?, ?, ?, ?, ?)")
+        jdbc.sql("INSERT INTO coupon_draw (coupon_id, sealed_seed, commitment, draw_at, function_version,"
+                        + " pseudonym_key) VALUES (?, ?, ?, ?, ?, ?)")
                 .params(
                         couponId,
-                        seed,
+                        keys.seal(seed),
                         DrawRules.commitment(seed),
                         Timestamp.from(drawAt),
                         functionVersion,
@@ -133,12 +138,42 @@ public class DrawRepository {
                 .list();
     }
 
-    /** The seed, secret until the draw is recorded: for the draw job only. Empty for a draw made without one. */
+    /**
+     * The seed, secret until the draw is recorded: for the draw job only, opened with the draw key. Empty for a draw
+     * made without one.
+     */
     Optional<byte[]> secretSeed(long couponId) {
-        return jdbc.sql("SELECT seed FROM coupon_draw WHERE coupon_id = ? AND seed IS NOT NULL")
+        return jdbc.sql("SELECT seed, sealed_seed FROM coupon_draw WHERE coupon_id = ?"
+                        + " AND (seed IS NOT NULL OR sealed_seed IS NOT NULL)")
                 .param(couponId)
-                .query(byte[].class)
+                .query((rs, row) -> {
+                    byte[] sealed = rs.getBytes("sealed_seed");
+                    return sealed != null ? keys.open(sealed) : rs.getBytes("seed");
+                })
                 .optional();
+    }
+
+    /**
+     * Seals the plain seeds of draws not recorded yet (kept in plain text before seeds were sealed): once, when the api
+     * starts. How many it sealed.
+     */
+    int sealPlainSeeds() {
+        List<Long> plain = jdbc.sql("SELECT coupon_id FROM coupon_draw WHERE drawn_at IS NULL AND seed IS NOT NULL"
+                        + " AND sealed_seed IS NULL")
+                .query(Long.class)
+                .list();
+        int sealed = 0;
+        for (long couponId : plain) {
+            byte[] seed = jdbc.sql("SELECT seed FROM coupon_draw WHERE coupon_id = ?")
+                    .param(couponId)
+                    .query(byte[].class)
+                    .single();
+            sealed += jdbc.sql("UPDATE coupon_draw SET sealed_seed = ?, seed = NULL WHERE coupon_id = ?"
+                            + " AND drawn_at IS NULL AND seed = ?")
+                    .params(keys.seal(seed), couponId, seed)
+                    .update();
+        }
+        return sealed;
     }
 
     /**
@@ -202,10 +237,19 @@ public class DrawRepository {
      * The draw is recorded: every entrant's row is written, and from now on the seed is published. Once only; false
      * when it was recorded already.
      */
-    boolean markDrawn(long couponId, Instant now, int entrants, int placed, String entrantsDigest, long firstSequence) {
+    boolean markDrawn(
+            long couponId,
+            Instant now,
+            int entrants,
+            int placed,
+            String entrantsDigest,
+            long firstSequence,
+            byte[] seed) {
+        // the seed is published from now on: kept in plain text beside its sealed copy
         return jdbc.sql("UPDATE coupon_draw SET drawn_at = ?, entrants = ?, placed = ?, entrants_digest = ?,"
-                                + " first_sequence = ? WHERE coupon_id = ? AND drawn_at IS NULL")
-                        .params(Timestamp.from(now), entrants, placed, entrantsDigest, firstSequence, couponId)
+                                + " first_sequence = ?, seed = COALESCE(seed, ?) WHERE coupon_id = ?"
+                                + " AND drawn_at IS NULL")
+                        .params(Timestamp.from(now), entrants, placed, entrantsDigest, firstSequence, seed, couponId)
                         .update()
                 == 1;
     }

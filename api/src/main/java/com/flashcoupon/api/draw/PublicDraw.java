@@ -22,6 +22,7 @@ import java.time.Instant;
  * @param seed lower-case hex of the seed's 32 bytes; null before
  * @param functionVersion the draw function's version (docs/architecture.md); null before
  * @param entrantsPath the public list of entrants with their tickets and places; null before
+ * @param receiptKeys the service keys entry receipts are signed with (as {@code /.well-known/flash-coupon-keys})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PublicDraw(
@@ -37,7 +38,8 @@ public record PublicDraw(
         Integer placed,
         String seed,
         Integer functionVersion,
-        String entrantsPath) {
+        String entrantsPath,
+        java.util.List<DrawKeys.PublicKey> receiptKeys) {
 
     /** The record's path below the api's public root. */
     public static String path(long couponId) {
@@ -45,7 +47,8 @@ public record PublicDraw(
     }
 
     /** The draw from MySQL's record and, until it is recorded, the live figures Redis holds ({@code live}). */
-    static PublicDraw of(DrawRecord record, CouponState.Draw live, Instant now) {
+    static PublicDraw of(
+            DrawRecord record, CouponState.Draw live, Instant now, java.util.List<DrawKeys.PublicKey> keys) {
         if (record.recorded()) {
             return new PublicDraw(
                     record.couponId(),
@@ -60,7 +63,8 @@ public record PublicDraw(
                     record.placed(),
                     record.seed(),
                     record.functionVersion(),
-                    path(record.couponId()) + "/entrants");
+                    path(record.couponId()) + "/entrants",
+                    keys);
         }
         boolean open = live != null ? live.state() == 1 : now.isBefore(record.drawAt());
         long entrants = record.frozen() ? record.frozenEntrants() : live == null ? 0 : live.entrants();
@@ -77,6 +81,7 @@ public record PublicDraw(
                 null,
                 null,
                 null,
-                null);
+                null,
+                keys);
     }
 }

@@ -25,8 +25,16 @@ public class PublicDraws implements CouponDraws {
     private final CouponStates states;
     private final BlockingIo blocking;
     private final Clock clock;
+    private final DrawKeys keys;
 
-    PublicDraws(DrawRepository draws, CouponRepository coupons, CouponStates states, BlockingIo blocking, Clock clock) {
+    PublicDraws(
+            DrawRepository draws,
+            CouponRepository coupons,
+            CouponStates states,
+            BlockingIo blocking,
+            Clock clock,
+            DrawKeys keys) {
+        this.keys = keys;
         this.draws = draws;
         this.coupons = coupons;
         this.states = states;
@@ -38,15 +46,17 @@ public class PublicDraws implements CouponDraws {
     public Mono<Object> forMember(long couponId, CouponState state) {
         return blocking.call(() -> draws.find(couponId))
                 .flatMap(Mono::justOrEmpty)
-                .map(record -> PublicDraw.of(record, record.recorded() ? null : state.draw(), clock.instant()));
+                .map(record -> PublicDraw.of(
+                        record, record.recorded() ? null : state.draw(), clock.instant(), keys.publicKeys()));
     }
 
     /** The public record, or 404 COUPON_NOT_FOUND before the event's announcement, for a FIFO event or an unknown id. */
     public Mono<PublicDraw> record(long couponId) {
         return blocking.call(() -> announcedDraw(couponId))
                 .flatMap(record -> record.recorded()
-                        ? Mono.just(PublicDraw.of(record, null, clock.instant()))
-                        : states.load(couponId).map(state -> PublicDraw.of(record, state.draw(), clock.instant())));
+                        ? Mono.just(PublicDraw.of(record, null, clock.instant(), keys.publicKeys()))
+                        : states.load(couponId)
+                                .map(state -> PublicDraw.of(record, state.draw(), clock.instant(), keys.publicKeys())));
     }
 
     /** The draw of an announced fair-start event, from MySQL; a 404 problem otherwise. */

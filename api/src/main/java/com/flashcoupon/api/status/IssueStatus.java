@@ -26,7 +26,64 @@ public record IssueStatus(
         @JsonInclude(JsonInclude.Include.NON_NULL) WaitRange estimatedWaitRange,
         @JsonInclude(JsonInclude.Include.NON_NULL) Instant drawAt,
         @JsonInclude(JsonInclude.Include.NON_NULL) Long estimatedWaitMillis,
-        @JsonInclude(JsonInclude.Include.NON_NULL) DrawOdds draw) {
+        @JsonInclude(JsonInclude.Include.NON_NULL) DrawOdds draw,
+        @JsonInclude(JsonInclude.Include.NON_NULL) Receipt receipt) {
+
+    /** A status without an entry receipt. */
+    public IssueStatus(
+            long couponId,
+            String memberId,
+            State status,
+            Long position,
+            Long estimatedWaitSeconds,
+            Long walletCouponId,
+            String failureReason,
+            Double assumedRatePerSecond,
+            WaitRange estimatedWaitRange,
+            Instant drawAt,
+            Long estimatedWaitMillis,
+            DrawOdds draw) {
+        this(
+                couponId,
+                memberId,
+                status,
+                position,
+                estimatedWaitSeconds,
+                walletCouponId,
+                failureReason,
+                assumedRatePerSecond,
+                estimatedWaitRange,
+                drawAt,
+                estimatedWaitMillis,
+                draw,
+                null);
+    }
+
+    /**
+     * A signed entry receipt (docs/http-api.md, "Entry receipts"): the service key {@code keyId} signed (Ed25519,
+     * {@code signature} base64url without padding) the UTF-8 bytes of {@code "flash-coupon entry receipt v1\n" + couponId
+     * + "\n" + pseudonym + "\n" + enteredBy + "\n"}: the member, by pseudonym, was among the draw's entrants at
+     * {@code enteredBy}.
+     */
+    public record Receipt(long couponId, String pseudonym, String enteredBy, String keyId, String signature) {}
+
+    /** This status with its entry receipt. */
+    public IssueStatus withReceipt(Receipt signed) {
+        return new IssueStatus(
+                couponId,
+                memberId,
+                status,
+                position,
+                estimatedWaitSeconds,
+                walletCouponId,
+                failureReason,
+                assumedRatePerSecond,
+                estimatedWaitRange,
+                drawAt,
+                estimatedWaitMillis,
+                draw,
+                signed);
+    }
 
     public enum State {
         WAITING,
@@ -105,7 +162,8 @@ public record IssueStatus(
                 estimatedWaitRange,
                 drawAt,
                 estimatedWaitMillis,
-                made);
+                made,
+                receipt);
     }
 
     /**

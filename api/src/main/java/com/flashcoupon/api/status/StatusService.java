@@ -42,6 +42,7 @@ public class StatusService {
     private final UnknownCoupons unknown;
 
     private final MemberDraws memberDraws;
+    private final EntryReceipts receipts;
 
     StatusService(
             ScriptConnection redis,
@@ -51,7 +52,9 @@ public class StatusService {
             RetiredCoupons retired,
             UnknownCoupons unknown,
             IssuePace pace,
-            MemberDraws memberDraws) {
+            MemberDraws memberDraws,
+            EntryReceipts receipts) {
+        this.receipts = receipts;
         this.memberDraws = memberDraws;
         this.unknown = unknown;
         this.pace = pace;
@@ -64,7 +67,10 @@ public class StatusService {
 
     /** The status, or a 404 REQUEST_NOT_FOUND problem (or a 429 when the request is over a rate limit). */
     Mono<IssueStatus> status(long couponId, String memberId, ServerHttpRequest request) {
-        return track(couponId, memberId, request).map(Tracked::status).flatMap(memberDraws::withOutcome);
+        return track(couponId, memberId, request)
+                .map(Tracked::status)
+                .flatMap(memberDraws::withOutcome)
+                .flatMap(receipts::withReceipt);
     }
 
     /** The status and the admission sequence it was computed from (0 when the request is decided), or a 404. */

@@ -22,6 +22,49 @@ class DrawPseudonymTest extends FairStartTestBase {
 
     private static final HexFormat HEX = HexFormat.of();
 
+    @org.springframework.beans.factory.annotation.Value("${local.server.port}")
+    int port;
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void shouldEndTheLiveStreamOfAMemberLeftOutWithTheirOwnLine() {
+        long id = fairStart(1);
+        List<String> members = members("streamed", 3);
+        members.forEach(member -> ask(id, member, 202));
+        List<com.flashcoupon.api.support.MemberStream> streams = members.stream()
+                .map(member -> com.flashcoupon.api.support.MemberStream.open(port, id, member))
+                .toList();
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(15))
+                .until(() ->
+                        streams.stream().allMatch(stream -> !stream.statuses().isEmpty()));
+        endWindow(id);
+        awaitMade(id);
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> streams.stream()
+                                .filter(stream -> "FAILED"
+                                        .equals(stream.statuses().getLast().get("status")))
+                                .count()
+                        == 2);
+        byte[] key = jdbc.sql("SELECT pseudonym_key FROM coupon_draw WHERE coupon_id = ?")
+                .param(id)
+                .query(byte[].class)
+                .single();
+        for (int i = 0; i < members.size(); i++) {
+            Map<String, Object> last = streams.get(i).statuses().getLast();
+            if ("FAILED".equals(last.get("status"))) {
+                assertThat((Map<String, Object>) last.get("draw"))
+                        .as("the final event of %s, left out", members.get(i))
+                        .containsEntry("state", "MADE")
+                        .containsEntry("leftOut", true)
+                        .containsEntry("pseudonym", DrawRules.pseudonym(key, members.get(i)))
+                        .containsEntry("record", "/public/v1/coupons/" + id + "/draw");
+            }
+            streams.get(i).close();
+        }
+    }
+
     @Test
     void shouldPublishAListAnyoneCanCheckThatNamesNobody() {
         long id = fairStart(2);
