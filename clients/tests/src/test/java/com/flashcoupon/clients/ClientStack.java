@@ -71,8 +71,9 @@ final class ClientStack implements AutoCloseable {
         Map<String, Object> apiSettings = new HashMap<>(common);
         apiSettings.putAll(ApiApplication.DEFAULTS);
         apiSettings.put("coupon.jwt.secret", JWT_SECRET);
-        // outside the local profile the proof-of-work key is required, as in a deployment
+        // outside the local profile the proof-of-work key and the draw's seed key are required, as in a deployment
         apiSettings.put("coupon.human-check.secret", "client-tests-proof-of-work-key-0123456789");
+        apiSettings.put("coupon.draw.seed-key", "client-tests-draw-seed-key-0123456789-0123456789");
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         // a heartbeat every 2 s (15 s as shipped), so that the wire-cost test measures several in a few seconds

@@ -31,7 +31,7 @@ class PublicVerificationTest {
             ccea783291ccaaa8dfaf4df7aca147ff696216195dedfd381078f602370ffd49\t9757aed6604f077ea5fc15092b5c5cee62a61be1093f73258191d056cab9561b\t-
             """;
     static final String RECORD = """
-            {"couponId":42,"state":"MADE","commitment":"%s","drawAt":"2026-11-27T00:01:00Z","entrants":5,
+            {"couponId":42,"state":"MADE","commitment":"%s","drawAt":"2020-01-02T00:01:00Z","entrants":5,
              "places":3,"entrantsRoot":"69e499fd3d8d39fce6b3fa2a7b1f3ad08bdd05cbf7b2bc2c7968581edec3db73",
              "placed":3,"seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
              "functionVersion":2,"entrantsPath":"/public/v1/coupons/42/draw/entrants"}""";
