@@ -1,5 +1,7 @@
 package com.flashcoupon.api.web;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.http.server.PathContainer;
 
 /**
@@ -115,6 +117,40 @@ public final class MemberPaths {
 
     private static boolean isPositiveNumber(String value) {
         return CanonicalIds.parse(value) > 0;
+    }
+
+    /**
+     * Whether the path is the whole OpenAPI document, {@code /v3/api-docs} or {@code /v3/api-docs.yaml}, as routing sees
+     * it.
+     */
+    public static boolean isOpenApiDocument(PathContainer path) {
+        List<String> segments = segments(path);
+        return segments.size() == 2 && segments.get(0).equals("v3") && DOCUMENTS.contains(segments.get(1));
+    }
+
+    /**
+     * The part of the OpenAPI document a path asks for, {@code /v3/api-docs/<part>} (a group, or the UI's {@code
+     * swagger-config}), as routing sees it; null for any other path.
+     */
+    public static String openApiPart(PathContainer path) {
+        List<String> segments = segments(path);
+        return segments.size() == 3 && segments.get(0).equals("v3") && DOCUMENTS.contains(segments.get(1))
+                ? segments.get(2)
+                : null;
+    }
+
+    private static final List<String> DOCUMENTS = List.of("api-docs", "api-docs.yaml");
+
+    /** The non-empty segments, decoded and without matrix parameters. */
+    private static List<String> segments(PathContainer path) {
+        List<String> segments = new ArrayList<>();
+        for (PathContainer.Element element : path.elements()) {
+            if (element instanceof PathContainer.PathSegment segment
+                    && !segment.valueToMatch().isEmpty()) {
+                segments.add(segment.valueToMatch());
+            }
+        }
+        return segments;
     }
 
     /** The first or last non-empty segment, decoded and without matrix parameters; null when there is none. */

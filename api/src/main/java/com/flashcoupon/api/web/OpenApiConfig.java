@@ -17,6 +17,7 @@ import io.swagger.v3.oas.models.security.SecurityScheme;
 import java.util.List;
 import java.util.Map;
 import org.springdoc.core.customizers.OpenApiCustomizer;
+import org.springdoc.core.models.GroupedOpenApi;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -26,10 +27,13 @@ import org.springframework.context.annotation.Configuration;
  * is needed, 429 and 503 everywhere, 400 wherever input is read, and every error body as {@code Problem}.
  */
 @Configuration(proxyBeanMethods = false)
-class OpenApiConfig {
+public class OpenApiConfig {
 
     static final String PROBLEM = "Problem";
     static final String BEARER = "bearer-jwt";
+
+    /** The group of the member's paths (and the public records). */
+    public static final String MEMBER_GROUP = "member";
 
     @Bean
     OpenAPI flashCouponOpenApi() {
@@ -47,6 +51,22 @@ class OpenApiConfig {
                                         .scheme("bearer")
                                         .bearerFormat("JWT"))
                         .addSchemas(PROBLEM, problemSchema()));
+    }
+
+    /**
+     * The member's part of the document, {@code /v3/api-docs/member}: what a public port serves at {@code /v3/api-docs}
+     * when the operators' and the order service's paths are on a private plane (PlaneFilter), so that the public
+     * document does not list paths the public port does not answer.
+     */
+    @Bean
+    GroupedOpenApi memberDocument() {
+        return GroupedOpenApi.builder()
+                .group(MEMBER_GROUP)
+                .pathsToMatch("/api/**", "/public/v1/**", "/.well-known/**")
+                // springdoc adds the document's own paths-to-match (api.yml) to a group's: exclude the others' paths
+                .pathsToExclude("/admin/**", "/internal/**")
+                .addOpenApiCustomizer(contractResponses())
+                .build();
     }
 
     @Bean

@@ -104,7 +104,7 @@ class PrivatePlaneTest extends ApiTestBase {
         expectProblem(
                 on(plane.port())
                         .get()
-                        .uri("/internal/v1/redemptions/{id}", Long.MAX_VALUE)
+                        .uri("/internal/v1/redemptions/{redemptionId}", Long.MAX_VALUE)
                         .header("Authorization", "Bearer " + redeemerToken())
                         .exchange(),
                 404,
@@ -127,6 +127,45 @@ class PrivatePlaneTest extends ApiTestBase {
                         .exchange(),
                 404,
                 "NOT_FOUND");
+    }
+
+    @Test
+    void thePublicPortsOpenApiDocumentListsOnlyThePathsItAnswers() {
+        for (String document : List.of("/v3/api-docs/member", "/v3/api-docs", "/v3/%61pi-docs")) {
+            on(publicPort)
+                    .get()
+                    .uri(URI.create("http://127.0.0.1:" + publicPort + document))
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody(String.class)
+                    .value(body -> assertThat(body)
+                            .contains("\"/api/v1/coupons/{couponId}/issue-requests\"")
+                            .contains("\"/public/v1/coupons/{couponId}/draw\"")
+                            .doesNotContain("\"/admin/")
+                            .doesNotContain("\"/internal/"));
+        }
+        on(publicPort)
+                .get()
+                .uri("/v3/api-docs.yaml")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .value(body -> assertThat(body).contains("/api/v1/coupons/").doesNotContain("/admin/v1/"));
+        // another group is an unknown path there, and the private port serves the whole document
+        expectProblem(on(publicPort).get().uri("/v3/api-docs/operator").exchange(), 404, "NOT_FOUND");
+        on(plane.port())
+                .get()
+                .uri("/v3/api-docs")
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(String.class)
+                .value(body -> assertThat(body)
+                        .contains("\"/admin/v1/coupons\"")
+                        .contains("\"/internal/v1/redemptions/{redemptionId}\"")
+                        .contains("\"/api/v1/coupons/{couponId}/issue-requests\""));
     }
 
     @Test
