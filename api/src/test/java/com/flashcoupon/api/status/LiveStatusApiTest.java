@@ -8,7 +8,6 @@ import com.flashcoupon.api.support.MemberStream;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueResult;
-import com.flashcoupon.contract.Topics;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
@@ -30,6 +29,9 @@ class LiveStatusApiTest extends ApiTestBase {
 
     @Autowired
     KafkaTemplate<Object, Object> kafka;
+
+    @Autowired
+    LiveResultIntake intake;
 
     @Autowired
     LiveStatusHub hub;
@@ -68,9 +70,9 @@ class LiveStatusApiTest extends ApiTestBase {
             awaitUntil(() -> stream.statuses().size() == 3);
             assertThat(stream.statuses().get(2)).containsEntry("position", 1);
 
-            kafka.send(
-                    Topics.ISSUE_RESULT,
-                    Topics.key(id),
+            LiveResults.send(
+                    kafka,
+                    intake,
                     new IssueResult(id + ":live-1", id, "live-1", 4, IssueResult.Outcome.ISSUED, 777L, null, 1L));
 
             awaitUntil(() -> stream.completed);

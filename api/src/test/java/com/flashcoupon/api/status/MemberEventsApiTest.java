@@ -8,7 +8,6 @@ import com.flashcoupon.api.support.MemberStream;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueResult;
-import com.flashcoupon.contract.Topics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -57,10 +56,13 @@ class MemberEventsApiTest extends ApiTestBase {
                 .until(condition::getAsBoolean);
     }
 
+    @Autowired
+    LiveResultIntake intake;
+
     private void issue(long couponId, String member, long walletId) {
-        kafka.send(
-                Topics.ISSUE_RESULT,
-                Topics.key(couponId),
+        LiveResults.send(
+                kafka,
+                intake,
                 new IssueResult(
                         couponId + ":" + member, couponId, member, 1, IssueResult.Outcome.ISSUED, walletId, null, 1L));
     }
@@ -93,8 +95,7 @@ class MemberEventsApiTest extends ApiTestBase {
             assertThat(statusesOf(stream, second))
                     .singleElement()
                     .satisfies(status -> assertThat(status).containsEntry("position", 1));
-            assertThat(stream.events.getLast().id())
-                    .isIn(first + ":w2," + second + ":w1", second + ":w1," + first + ":w2");
+            assertThat(stream.last().id()).isIn(first + ":w2," + second + ":w1", second + ":w1," + first + ":w2");
 
             issue(second, "many-1", 901);
             awaitUntil(() -> statusesOf(stream, second).size() == 2);
@@ -157,7 +158,7 @@ class MemberEventsApiTest extends ApiTestBase {
             }
             MemberStream first = MemberStream.open(port, id, "resumer");
             awaitUntil(() -> first.statuses().size() == 1);
-            String lastEventId = first.events.getFirst().id();
+            String lastEventId = first.first().id();
             assertThat(lastEventId).isEqualTo(id + ":w3");
             first.close();
 
@@ -200,7 +201,7 @@ class MemberEventsApiTest extends ApiTestBase {
             assertThat(resumed.statuses().getFirst())
                     .containsEntry("couponId", (int) second)
                     .containsEntry("status", "ISSUED");
-            assertThat(resumed.events.getFirst().id()).isEqualTo(first + ":w1," + second + ":i77");
+            assertThat(resumed.first().id()).isEqualTo(first + ":w1," + second + ":i77");
             resumed.close();
         }
     }
