@@ -70,8 +70,14 @@ fc_pid_of() {
   pid=$(<"$pidfile")
   [[ $pid =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
+  # An empty command line is a process in the middle of its exec (fc_start_bg's shell becoming the program; on a
+  # loaded machine the window is long enough to be read: bin/up once declared a starting broker "exited") or a zombie
+  # not reaped yet: it is not another program, so it counts as ours; a zombie then never listens, and the caller's
+  # time-out tells.
+  local cmdline
   if [[ -r /proc/$pid/cmdline ]]; then
-    tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$pattern" || return 1
+    cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || cmdline=""
+    [[ -z $cmdline || $cmdline == *"$pattern"* ]] || return 1
   fi
   printf '%s\n' "$pid"
 }
