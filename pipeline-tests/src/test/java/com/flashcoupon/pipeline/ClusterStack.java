@@ -6,11 +6,7 @@ import com.flashcoupon.contract.Topics;
 import com.flashcoupon.db.TestDatabase;
 import com.flashcoupon.worker.IssuerWorkerApplication;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -141,32 +137,17 @@ final class ClusterStack implements AutoCloseable {
         return Utils.toPositive(Utils.murmur2(key)) % 3;
     }
 
-    /**
-     * Waits until the app's whole health answers 200: the instance ready (listeners started) and its Redis, MySQL and
-     * Kafka reachable (readiness alone is the instance itself since issue 27).
-     */
+    /** Waits until the app is healthy ({@link ProcessKit#healthy}). */
     void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!ready(app)) {
-            if (!app.alive()) {
-                throw new IllegalStateException(app.name() + " exited: see " + app.log());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(app.name() + " not ready after " + timeout + ": see " + app.log());
-            }
-            Thread.sleep(250);
-        }
+        ProcessKit.awaitHealthy(probe, app, port(app), timeout);
     }
 
     boolean ready(ChildJvm app) throws InterruptedException {
-        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + ports.get(app) + "/actuator/health"))
-                .timeout(Duration.ofSeconds(5))
-                .build();
-        try {
-            return probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException notYet) {
-            return false;
-        }
+        return ProcessKit.healthy(probe, port(app));
+    }
+
+    private int port(ChildJvm app) {
+        return ports.get(app);
     }
 
     long walletCount(long couponId) {
@@ -273,7 +254,7 @@ final class ClusterStack implements AutoCloseable {
 
     private ChildJvm app(String name, String heap, List<Path> classPathFirst, String main, Map<String, Object> settings)
             throws IOException {
-        int port = freePort();
+        int port = ProcessKit.freePort();
         settings.put("server.port", port);
         List<String> arguments = settings.entrySet().stream()
                 .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
@@ -304,11 +285,5 @@ final class ClusterStack implements AutoCloseable {
             throw new IllegalStateException(script + " no longer contains the lease check `" + check + "`");
         }
         Files.writeString(dir.resolve(script), text.replace(check, replacement));
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

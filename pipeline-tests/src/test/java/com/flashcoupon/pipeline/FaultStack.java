@@ -5,7 +5,6 @@ import com.flashcoupon.db.TcpProxy;
 import com.flashcoupon.db.TestDatabase;
 import com.flashcoupon.worker.IssuerWorkerApplication;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -69,7 +68,7 @@ final class FaultStack implements AutoCloseable {
         common.put("spring.kafka.bootstrap-servers", kafka.bootstrap());
         common.put("coupon.record.signing-key", Stack.RECORD_SIGNING_KEY);
 
-        apiPort = freePort();
+        apiPort = ProcessKit.freePort();
         Map<String, Object> apiSettings = new HashMap<>(common);
         apiSettings.put("server.port", apiPort);
         apiSettings.put("coupon.jwt.secret", Stack.JWT_SECRET);
@@ -84,7 +83,7 @@ final class FaultStack implements AutoCloseable {
         api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
         this.apiSettings = apiSettings;
 
-        workerPort = freePort();
+        workerPort = ProcessKit.freePort();
         Map<String, Object> workerSettings = new HashMap<>(common);
         workerSettings.put("server.port", workerPort);
         workerSettings.put("coupon.worker.max-batch", DRAIN_BATCH);
@@ -110,9 +109,9 @@ final class FaultStack implements AutoCloseable {
      */
     ChildJvm startApiCutFromKafka() throws Exception {
         Map<String, Object> settings = new HashMap<>(apiSettings);
-        int port = freePort();
+        int port = ProcessKit.freePort();
         settings.put("server.port", port);
-        settings.put("spring.kafka.bootstrap-servers", "127.0.0.1:" + freePort());
+        settings.put("spring.kafka.bootstrap-servers", "127.0.0.1:" + ProcessKit.freePort());
         settings.put("coupon.warmup.requests", "0");
         // the topics exist (the first api made them): creating them at start would wait for a broker it cannot reach
         settings.put("spring.kafka.admin.auto-create", "false");
@@ -158,33 +157,17 @@ final class FaultStack implements AutoCloseable {
         return Stack.createCoupon(http(), name, quantity, ratePerSecond);
     }
 
-    /**
-     * Waits until the app's whole health answers 200: the instance ready (listeners started) and its Redis, MySQL and
-     * Kafka reachable (readiness alone is the instance itself since issue 27).
-     */
+    /** Waits until the app is healthy ({@link ProcessKit#healthy}). */
     void awaitReady(ChildJvm app, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!ready(app)) {
-            if (!app.alive()) {
-                throw new IllegalStateException(app.name() + " exited: see " + app.log());
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(app.name() + " not ready after " + timeout + ": see " + app.log());
-            }
-            Thread.sleep(250);
-        }
+        ProcessKit.awaitHealthy(probe, app, port(app), timeout);
     }
 
     boolean ready(ChildJvm app) throws InterruptedException {
-        int port = app == api ? apiPort : workerPort;
-        var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health"))
-                .timeout(Duration.ofSeconds(5))
-                .build();
-        try {
-            return probe.send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
-        } catch (IOException notYet) {
-            return false;
-        }
+        return ProcessKit.healthy(probe, port(app));
+    }
+
+    private int port(ChildJvm app) {
+        return app == api ? apiPort : workerPort;
     }
 
     long walletCount(long couponId) {
@@ -243,11 +226,5 @@ final class FaultStack implements AutoCloseable {
         return settings.entrySet().stream()
                 .map(entry -> "--" + entry.getKey() + "=" + entry.getValue())
                 .toList();
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }

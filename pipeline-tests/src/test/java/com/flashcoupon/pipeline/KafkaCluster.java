@@ -1,7 +1,6 @@
 package com.flashcoupon.pipeline;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +29,8 @@ final class KafkaCluster implements AutoCloseable {
         dir = Files.createTempDirectory("flash-coupon-kafka-cluster");
         List<Integer> controllerPorts = new ArrayList<>();
         for (int i = 0; i < BROKERS; i++) {
-            ports.add(freePort());
-            controllerPorts.add(freePort());
+            ports.add(ProcessKit.freePort());
+            controllerPorts.add(ProcessKit.freePort());
         }
         String voters = java.util.stream.IntStream.range(0, BROKERS)
                 .mapToObj(i -> (i + 1) + "@127.0.0.1:" + controllerPorts.get(i))
@@ -71,7 +70,7 @@ final class KafkaCluster implements AutoCloseable {
                                         "")));
                 var format = new ChildJvm(
                         "kafka-format-" + (i + 1),
-                        List.of("-Xmx128m", logback()),
+                        List.of("-Xmx128m", ProcessKit.logbackOption()),
                         "kafka.tools.StorageTool",
                         List.of("format", "-t", clusterId, "-c", config.toString()));
                 format.start();
@@ -80,7 +79,7 @@ final class KafkaCluster implements AutoCloseable {
                 }
                 brokers.add(new ChildJvm(
                         "kafka-" + (i + 1),
-                        List.of("-Xmx256m", "-Xss512k", logback()),
+                        List.of("-Xmx256m", "-Xss512k", ProcessKit.logbackOption()),
                         "kafka.Kafka",
                         List.of(config.toString())));
             }
@@ -123,7 +122,7 @@ final class KafkaCluster implements AutoCloseable {
             try (var socket = new Socket("127.0.0.1", ports.get(index))) {
                 return;
             } catch (IOException notYet) {
-                sleep(200);
+                ProcessKit.pause(200);
             }
         }
         throw new IllegalStateException(
@@ -136,23 +135,5 @@ final class KafkaCluster implements AutoCloseable {
             broker.close();
         }
         org.springframework.util.FileSystemUtils.deleteRecursively(dir.toFile());
-    }
-
-    private static String logback() {
-        return "-Dlogback.configurationFile=" + ChildJvm.logbackConfig().toAbsolutePath();
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

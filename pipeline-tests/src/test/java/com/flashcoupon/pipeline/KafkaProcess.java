@@ -2,7 +2,6 @@ package com.flashcoupon.pipeline;
 
 import com.flashcoupon.contract.Topics;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,8 +28,8 @@ final class KafkaProcess implements AutoCloseable {
 
     KafkaProcess() throws IOException, InterruptedException {
         dir = Files.createTempDirectory("flash-coupon-kafka");
-        port = freePort();
-        int controllerPort = freePort();
+        port = ProcessKit.freePort();
+        int controllerPort = ProcessKit.freePort();
         Path config = dir.resolve("server.properties");
         Files.writeString(
                 config,
@@ -59,14 +58,15 @@ final class KafkaProcess implements AutoCloseable {
                                 "")));
         var format = new ChildJvm(
                 "kafka-format",
-                List.of("-Xmx128m", logback()),
+                List.of("-Xmx128m", ProcessKit.logbackOption()),
                 "kafka.tools.StorageTool",
                 List.of("format", "-t", Uuid.randomUuid().toString(), "-c", config.toString()));
         format.start();
         if (!format.waitFor(Duration.ofSeconds(60)) || format.exitValue() != 0) {
             throw new IllegalStateException("formatting the broker's storage failed: see " + format.log());
         }
-        broker = new ChildJvm("kafka", List.of("-Xmx384m", logback()), "kafka.Kafka", List.of(config.toString()));
+        broker = new ChildJvm(
+                "kafka", List.of("-Xmx384m", ProcessKit.logbackOption()), "kafka.Kafka", List.of(config.toString()));
         start();
         createTopics();
     }
@@ -86,7 +86,7 @@ final class KafkaProcess implements AutoCloseable {
             try (var socket = new Socket("127.0.0.1", port)) {
                 return;
             } catch (IOException notYet) {
-                sleep(200);
+                ProcessKit.pause(200);
             }
         }
         throw new IllegalStateException("the broker does not listen on " + port + ": see " + broker.log());
@@ -119,23 +119,5 @@ final class KafkaProcess implements AutoCloseable {
     public void close() throws InterruptedException, IOException {
         broker.close();
         org.springframework.util.FileSystemUtils.deleteRecursively(dir);
-    }
-
-    private static String logback() {
-        return "-Dlogback.configurationFile=" + ChildJvm.logbackConfig().toAbsolutePath();
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -100,7 +100,7 @@ final class PrivateRedis implements AutoCloseable {
             try (var socket = new Socket("127.0.0.1", port)) {
                 return;
             } catch (IOException notYet) {
-                sleep();
+                ProcessKit.pause(100);
             }
         }
         throw new IllegalStateException("redis-server did not start on port " + port);
@@ -134,14 +134,6 @@ final class PrivateRedis implements AutoCloseable {
     public void close() throws InterruptedException {
         if (process != null && process.isAlive()) {
             kill();
-        }
-    }
-
-    private static void sleep() {
-        try {
-            Thread.sleep(100);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -1,7 +1,6 @@
 package com.flashcoupon.pipeline;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,10 +40,10 @@ final class PrivateRedisCluster implements AutoCloseable {
         dir = Files.createTempDirectory("flash-coupon-redis-cluster");
         try {
             for (int i = 0; i < NODES; i++) {
-                int port = freePort();
+                int port = ProcessKit.freePort();
                 Files.createDirectories(dir.resolve(Integer.toString(port)));
                 nodes.put(port, null);
-                busPorts.put(port, freePort());
+                busPorts.put(port, ProcessKit.freePort());
             }
             for (int port : nodes.keySet()) {
                 start(port);
@@ -307,7 +306,7 @@ final class PrivateRedisCluster implements AutoCloseable {
             try (var socket = new Socket("127.0.0.1", port)) {
                 return;
             } catch (IOException notYet) {
-                sleep(100);
+                ProcessKit.pause(100);
             }
         }
         throw new IllegalStateException("redis-server did not start on port " + port + ": see " + nodeDir);
@@ -364,19 +363,5 @@ final class PrivateRedisCluster implements AutoCloseable {
             }
         }
         org.springframework.util.FileSystemUtils.deleteRecursively(dir.toFile());
-    }
-
-    private static int freePort() throws IOException {
-        try (var socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }
