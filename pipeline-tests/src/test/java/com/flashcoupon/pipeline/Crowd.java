@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
@@ -252,5 +253,31 @@ final class Crowd {
             members.add(prefix + "-" + i);
         }
         return members;
+    }
+
+    /** A coupon a crowd was issued: its id and the crowd's answers. */
+    record Issued(long couponId, List<Answer> answers) {}
+
+    /**
+     * A coupon of {@code coupons} on {@code stack} that {@code askers} members (more than the coupons) ask for, {@code
+     * concurrency} at a time: exactly {@code coupons} answered 202, as many wallets in MySQL, and as many members told
+     * ISSUED by the api (the worker's results read back through Redis).
+     */
+    static Issued issuedOn(Stack stack, String name, int coupons, int askers, int concurrency) {
+        long couponId = stack.createCoupon(name, coupons, 1_000);
+        List<String> members = members(name.toLowerCase(Locale.ROOT), askers);
+        List<Answer> answers = ask(stack.apiUrl(), couponId, members, 0, concurrency);
+        assertThat(countByStatus(answers)).containsEntry(202, (long) coupons);
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> stack.walletCount(couponId) == coupons);
+        await().atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> statuses(stack.apiUrl(), couponId, members, concurrency).values().stream()
+                                .filter("ISSUED"::equals)
+                                .count()
+                        == coupons);
+        assertThat(stack.walletCount(couponId)).isEqualTo(coupons);
+        return new Issued(couponId, answers);
     }
 }

@@ -2,7 +2,6 @@ package com.flashcoupon.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -13,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -66,23 +64,10 @@ class RedisAclTest {
 
     @Test
     void shouldAdmitAndIssueWithEachAppAsItsOwnUserAndRefuseWhatTheOtherWrites() {
-        long couponId = stack.createCoupon("ACL", 50, 1_000);
-        List<String> members = Crowd.members("acl", 80);
-
-        List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, members, 0, 16);
-
-        assertThat(Crowd.countByStatus(answers)).containsEntry(202, 50L);
-        await().atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(250))
-                .until(() -> stack.walletCount(couponId) == 50);
         // the worker wrote each result into Redis as coupon-worker, the api read it there as coupon-api
-        await().atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(250))
-                .until(() -> Crowd.statuses(stack.apiUrl(), couponId, members, 16).values().stream()
-                                .filter("ISSUED"::equals)
-                                .count()
-                        == 50);
-
+        Crowd.Issued issued = Crowd.issuedOn(stack, "ACL", 50, 80, 16);
+        long couponId = issued.couponId();
+        List<Crowd.Answer> answers = issued.answers();
         String slot = "{cpn:" + couponId + "}";
         String admitted = answers.stream()
                 .filter(answer -> answer.status() == 202)
