@@ -58,11 +58,12 @@ public final class TestDatabase implements AutoCloseable {
                 // The tests' apps share one MySQL server whose default limit is 151 connections, and Spring keeps
                 // every test context it built alive, each with its pool: a pool that keeps all its connections open
                 // when idle (the apps' default) passed the limit with the api's and the pipeline's tests running at
-                // once ("Too many connections"). Idle connections beyond one close after 10 s.
+                // once ("Too many connections"). Idle connections beyond one close after 10 s (milliseconds: Hikari
+                // binds a number).
                 "spring.datasource.hikari.minimum-idle",
                 "1",
                 "spring.datasource.hikari.idle-timeout",
-                "10s");
+                "10000");
     }
 
     /** A data source on this database, its schema migrated by Flyway as the apps do at start-up. */
