@@ -84,6 +84,8 @@ record AdminCouponView(
      * @param firstSequence the admission sequence of place 1 (place p has firstSequence + p - 1); null until made
      * @param entrantsRoot lower-case hex SHA-256 of the entrant set frozen at the window's close (the entrants' digest
      *     of the set the draw is made from); null until it is frozen
+     * @param functionVersion the draw function it was made with (1, 2, or 3 with a beacon round); null until made
+     * @param beacon the randomness beacon round mixed in (function 3); null otherwise
      */
     record Draw(
             DrawState state,
@@ -96,7 +98,9 @@ record AdminCouponView(
             @JsonInclude(JsonInclude.Include.NON_NULL) String seed,
             @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsDigest,
             @JsonInclude(JsonInclude.Include.NON_NULL) Long firstSequence,
-            @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsRoot) {
+            @JsonInclude(JsonInclude.Include.NON_NULL) String entrantsRoot,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Integer functionVersion,
+            @JsonInclude(JsonInclude.Include.NON_NULL) com.flashcoupon.api.draw.PublicDraw.Beacon beacon) {
 
         static Draw of(DrawRecord record, CouponState state) {
             if (record.recorded()) {
@@ -111,7 +115,9 @@ record AdminCouponView(
                         record.seed(),
                         record.entrantsDigest(),
                         record.firstSequence(),
-                        record.frozenRoot());
+                        record.frozenRoot(),
+                        record.functionVersion(),
+                        com.flashcoupon.api.draw.PublicDraw.Beacon.of(record));
             }
             return new Draw(
                     state.draw().state() == 1 ? DrawState.OPEN : DrawState.DRAWING,
@@ -124,7 +130,9 @@ record AdminCouponView(
                     null,
                     null,
                     null,
-                    record.frozenRoot());
+                    record.frozenRoot(),
+                    null,
+                    null);
         }
     }
 

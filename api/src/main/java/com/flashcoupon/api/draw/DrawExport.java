@@ -56,7 +56,7 @@ public class DrawExport {
                 })
                 .flatMapMany(draw -> {
                     DrawRules.Tickets tickets =
-                            new DrawRules.Tickets(DrawRules.unhex(draw.seed()), DrawRules.unhex(draw.entrantsDigest()));
+                            new DrawRules.Tickets(draw.ticketKey(), DrawRules.unhex(draw.entrantsDigest()));
                     return Flux.just(PUBLIC_HEADER)
                             .concatWith(publicPages(couponId)
                                     .concatMapIterable(page -> page)
@@ -85,7 +85,7 @@ public class DrawExport {
         return blocking.call(() -> recordedDraw(couponId)).flatMapMany(draw -> {
             DrawRules.Tickets tickets = draw.seed() == null
                     ? null
-                    : new DrawRules.Tickets(DrawRules.unhex(draw.seed()), DrawRules.unhex(draw.entrantsDigest()));
+                    : new DrawRules.Tickets(draw.ticketKey(), DrawRules.unhex(draw.entrantsDigest()));
             boolean pseudonymous = draw.functionVersion() != 1;
             return Flux.just(pseudonymous ? HEADER_2 : HEADER)
                     .concatWith(pages(couponId)

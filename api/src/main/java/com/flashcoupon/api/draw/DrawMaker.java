@@ -62,7 +62,16 @@ public class DrawMaker {
     private final FrozenSets frozenSets;
     private final OutageLog outage = new OutageLog(log, "making draws");
 
-    DrawMaker(StringRedisTemplate redis, DrawRepository draws, CouponStates states, Clock clock, MeterRegistry meters) {
+    private final DrawBeacon beacon;
+
+    DrawMaker(
+            StringRedisTemplate redis,
+            DrawRepository draws,
+            CouponStates states,
+            Clock clock,
+            MeterRegistry meters,
+            DrawBeacon beacon) {
+        this.beacon = beacon;
         this.redis = new RedisDraw(redis, ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID());
         this.draws = draws;
         this.states = states;
@@ -155,7 +164,16 @@ public class DrawMaker {
                 if (!frozenSets.sameSet(couponId, record, state, leaves)) {
                     return false;
                 }
-                outcome = drawn(couponId, entrants, leaves, record.functionVersion(), state);
+                // the set is frozen and public: only now the beacon round after drawAt, if one is configured; the
+                // draw waits for it (retried on the next pass), never made without it
+                DrawBeacon.Round round = null;
+                if (beacon.configured() && record.functionVersion() != 1) {
+                    round = beacon.roundFor(couponId, record.drawAt()).orElse(null);
+                    if (round == null) {
+                        return false;
+                    }
+                }
+                outcome = drawn(couponId, entrants, leaves, record.functionVersion(), state, round);
             }
             if (record(couponId, outcome)) {
                 Duration took = Duration.ofNanos(System.nanoTime() - started);
@@ -205,10 +223,16 @@ public class DrawMaker {
 
     /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */
     private Recorded drawn(
-            long couponId, List<String> entrants, DrawRules.Leaves leaves, int version, RedisDraw.State state) {
+            long couponId,
+            List<String> entrants,
+            DrawRules.Leaves leaves,
+            int version,
+            RedisDraw.State state,
+            DrawBeacon.Round round) {
         byte[] seed = draws.secretSeed(couponId)
                 .orElseThrow(() -> new IllegalStateException("coupon " + couponId + " has a draw without a seed"));
-        DrawRules.Outcome outcome = DrawRules.draw(seed, leaves.inOrder(), state.places());
+        byte[] key = round == null ? seed : DrawRules.beaconKey(seed, DrawRules.unhex(round.randomness()));
+        DrawRules.Outcome outcome = DrawRules.draw(key, leaves.inOrder(), state.places());
         Map<String, Integer> places = new HashMap<>();
         for (int i = 0; i < outcome.placed().size(); i++) {
             places.put(leaves.member().get(outcome.placed().get(i)), i + 1);
@@ -217,7 +241,7 @@ public class DrawMaker {
         if (version != 1) {
             leaves.member().forEach((pseudonym, member) -> pseudonyms.put(member, pseudonym));
         }
-        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence(), pseudonyms);
+        return new Recorded(entrants, places, outcome.entrantsDigest(), state.firstSequence(), pseudonyms, round);
     }
 
     /**
@@ -238,7 +262,7 @@ public class DrawMaker {
             places.put(entrants.get(placed.get(rank)), rank + 1);
         }
         long first = placed.isEmpty() ? 0 : sequences.get(placed.getFirst()).longValue();
-        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first, Map.of());
+        return new Recorded(entrants, places, DrawRules.entrantsDigest(entrants), first, Map.of(), null);
     }
 
     /**
@@ -270,7 +294,8 @@ public class DrawMaker {
                 outcome.places.size(),
                 DrawRules.hex(outcome.digest),
                 outcome.firstSequence,
-                draws.secretSeed(couponId).orElse(null))) {
+                draws.secretSeed(couponId).orElse(null),
+                outcome.beacon)) {
             made.increment();
             return true;
         }
@@ -279,12 +304,14 @@ public class DrawMaker {
 
     /**
      * What is recorded: the entrants in byte order, the places by member, the digest of the leaves, the sequence of
-     * place 1, and each member's pseudonym (function 2; empty for function 1).
+     * place 1, each member's pseudonym (function 2; empty for function 1), and the beacon round mixed in (function 3;
+     * null otherwise).
      */
     private record Recorded(
             List<String> entrants,
             Map<String, Integer> places,
             byte[] digest,
             long firstSequence,
-            Map<String, String> pseudonyms) {}
+            Map<String, String> pseudonyms,
+            DrawBeacon.Round beacon) {}
 }

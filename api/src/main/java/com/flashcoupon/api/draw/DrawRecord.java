@@ -19,7 +19,11 @@ import java.time.Instant;
  * @param frozenEntrants how many entrants the frozen set holds; null before
  * @param frozenRoot lower-case hex SHA-256 of the frozen set's leaves (the entrants' digest); null before
  * @param madeAt when the recorded draw was written into Redis, members told; null before
- * @param functionVersion the documented draw function it is made with: 1 over member ids, 2 over pseudonyms
+ * @param functionVersion the documented draw function it is made with: 1 over member ids, 2 over pseudonyms, 3 over
+ *     pseudonyms with a beacon round mixed into the ticket key
+ * @param beaconRound the randomness beacon's round mixed in (function 3); null otherwise
+ * @param beaconRandomness that round's randomness, lower-case hex; null otherwise
+ * @param beaconSignature that round's signature, lower-case hex; null otherwise
  */
 public record DrawRecord(
         long couponId,
@@ -35,11 +39,26 @@ public record DrawRecord(
         Integer frozenEntrants,
         String frozenRoot,
         Instant madeAt,
-        int functionVersion) {
+        int functionVersion,
+        Long beaconRound,
+        String beaconRandomness,
+        String beaconSignature) {
 
     /** The draw's outcome is recorded in MySQL: every entrant's place, the seed published. */
     public boolean recorded() {
         return drawnAt != null;
+    }
+
+    /**
+     * The key every ticket of the recorded draw is an HMAC under: the seed (functions 1 and 2), or SHA-256(seed ||
+     * beacon randomness) (function 3). Null before the seed is published.
+     */
+    public byte[] ticketKey() {
+        if (seed == null) {
+            return null;
+        }
+        byte[] key = DrawRules.unhex(seed);
+        return beaconRandomness == null ? key : DrawRules.beaconKey(key, DrawRules.unhex(beaconRandomness));
     }
 
     /** The entrant set is frozen: its count and root are public, the draw is made from that set only. */

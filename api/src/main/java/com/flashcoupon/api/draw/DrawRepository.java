@@ -24,7 +24,8 @@ public class DrawRepository {
 
     private static final String PUBLIC_COLUMNS = "coupon_id, commitment, draw_at, drawn_at, entrants, placed,"
             + " entrants_digest, first_sequence, CASE WHEN drawn_at IS NOT NULL THEN seed END AS revealed_seed,"
-            + " frozen_at, frozen_entrants, frozen_root, made_at, function_version";
+            + " frozen_at, frozen_entrants, frozen_root, made_at, function_version,"
+            + " beacon_round, beacon_randomness, beacon_signature";
 
     /** Entrants per multi-row insert. */
     static final int PAGE = 5_000;
@@ -244,12 +245,27 @@ public class DrawRepository {
             int placed,
             String entrantsDigest,
             long firstSequence,
-            byte[] seed) {
-        // the seed is published from now on: kept in plain text beside its sealed copy
+            byte[] seed,
+            DrawBeacon.Round beacon) {
+        // the seed is published from now on: kept in plain text beside its sealed copy; a beacon round mixed in makes
+        // the draw one of function 3
         return jdbc.sql("UPDATE coupon_draw SET drawn_at = ?, entrants = ?, placed = ?, entrants_digest = ?,"
-                                + " first_sequence = ?, seed = COALESCE(seed, ?) WHERE coupon_id = ?"
-                                + " AND drawn_at IS NULL")
-                        .params(Timestamp.from(now), entrants, placed, entrantsDigest, firstSequence, seed, couponId)
+                                + " first_sequence = ?, seed = COALESCE(seed, ?), beacon_round = ?,"
+                                + " beacon_randomness = ?, beacon_signature = ?,"
+                                + " function_version = CASE WHEN ? IS NULL THEN function_version ELSE 3 END"
+                                + " WHERE coupon_id = ? AND drawn_at IS NULL")
+                        .params(
+                                Timestamp.from(now),
+                                entrants,
+                                placed,
+                                entrantsDigest,
+                                firstSequence,
+                                seed,
+                                beacon == null ? null : beacon.round(),
+                                beacon == null ? null : beacon.randomness(),
+                                beacon == null ? null : beacon.signature(),
+                                beacon == null ? null : beacon.round(),
+                                couponId)
                         .update()
                 == 1;
     }
@@ -299,7 +315,10 @@ public class DrawRepository {
                 rs.getObject("frozen_entrants", Integer.class),
                 rs.getString("frozen_root"),
                 instant(rs.getTimestamp("made_at")),
-                rs.getInt("function_version"));
+                rs.getInt("function_version"),
+                rs.getObject("beacon_round", Long.class),
+                rs.getString("beacon_randomness"),
+                rs.getString("beacon_signature"));
     }
 
     private static Instant instant(Timestamp at) {

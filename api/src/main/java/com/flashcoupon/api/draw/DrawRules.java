@@ -80,6 +80,17 @@ public final class DrawRules {
     /** A draw's leaves in ascending byte order and the member each stands for. */
     public record Leaves(List<String> inOrder, java.util.Map<String, String> member) {}
 
+    /**
+     * The ticket key of a draw made with function 3: SHA-256 of the seed's 32 bytes followed by the beacon round's
+     * randomness bytes (as the beacon published them, hex-decoded). Function 1 and 2 draws use the seed itself.
+     */
+    public static byte[] beaconKey(byte[] seed, byte[] beaconRandomness) {
+        MessageDigest digest = sha256();
+        digest.update(seed);
+        digest.update(beaconRandomness);
+        return digest.digest();
+    }
+
     /** Lower-case hex SHA-256 of the seed's bytes: published from the event's creation on. */
     public static String commitment(byte[] seed) {
         return HEX.formatHex(sha256().digest(seed));

@@ -22,6 +22,7 @@ import java.time.Instant;
  * @param seed lower-case hex of the seed's 32 bytes; null before
  * @param functionVersion the draw function's version (docs/architecture.md); null before
  * @param entrantsPath the public list of entrants with their tickets and places; null before
+ * @param beacon the randomness beacon round the draw mixed in (function 3); null otherwise
  * @param receiptKeys the service keys entry receipts are signed with (as {@code /.well-known/flash-coupon-keys})
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -39,7 +40,22 @@ public record PublicDraw(
         String seed,
         Integer functionVersion,
         String entrantsPath,
+        Beacon beacon,
         java.util.List<DrawKeys.PublicKey> receiptKeys) {
+
+    /**
+     * The beacon round a draw of function 3 mixed in, as the beacon published it: the ticket key is SHA-256(seed ||
+     * randomness), and the randomness is the SHA-256 of the signature.
+     */
+    public record Beacon(long round, String randomness, String signature) {
+
+        /** The record's round; null when the draw mixed in none. */
+        public static Beacon of(DrawRecord record) {
+            return record.beaconRound() == null
+                    ? null
+                    : new Beacon(record.beaconRound(), record.beaconRandomness(), record.beaconSignature());
+        }
+    }
 
     /** The record's path below the api's public root. */
     public static String path(long couponId) {
@@ -64,6 +80,7 @@ public record PublicDraw(
                     record.seed(),
                     record.functionVersion(),
                     path(record.couponId()) + "/entrants",
+                    Beacon.of(record),
                     keys);
         }
         boolean open = live != null ? live.state() == 1 : now.isBefore(record.drawAt());
@@ -77,6 +94,7 @@ public record PublicDraw(
                 live == null ? 0 : live.places(),
                 record.frozenRoot(),
                 record.frozenAt(),
+                null,
                 null,
                 null,
                 null,

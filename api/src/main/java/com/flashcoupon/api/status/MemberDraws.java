@@ -56,9 +56,7 @@ public class MemberDraws {
                         draw.entrants(),
                         draw.placed(),
                         DrawRules.hex(DrawRules.ticket(
-                                DrawRules.unhex(draw.seed()),
-                                DrawRules.unhex(draw.entrantsDigest()),
-                                entry.pseudonym())),
+                                draw.ticketKey(), DrawRules.unhex(draw.entrantsDigest()), entry.pseudonym())),
                         entry.pseudonym(),
                         entry.place(),
                         PublicDraw.path(status.couponId()))))
