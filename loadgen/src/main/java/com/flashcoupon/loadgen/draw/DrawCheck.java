@@ -22,7 +22,8 @@ import javax.crypto.spec.SecretKeySpec;
  *   <li>The commitment published when the event was created is the SHA-256 of the seed published after the draw.
  *   <li>The entrant list is in ascending byte order, as long as published, and its SHA-256 (each id and a line feed)
  *       is the published digest.
- *   <li>Every ticket is HMAC-SHA256(seed, digest || member id); the places go to the lowest tickets, as many as
+ *   <li>Every ticket is HMAC-SHA256(seed, digest || member id) (function 3: the key SHA-256(seed || beacon randomness),
+ *       the randomness the SHA-256 of the round's signature); the places go to the lowest tickets, as many as
  *       there were coupons ({@code min(entrants, totalQuantity)}: nothing was queued before the window).
  *   <li>No entrant the draw left out holds a wallet coupon; with the wallets read from MySQL, every placed entrant who
  *       holds one holds it at the sequence of their place ({@code firstSequence + place - 1}), and no wallet in the
@@ -44,7 +45,39 @@ public final class DrawCheck {
             String entrantsDigest,
             long entrants,
             long placed,
-            long firstSequence) {}
+            long firstSequence,
+            Beacon beacon) {
+
+        public Published(
+                long couponId,
+                long totalQuantity,
+                String commitment,
+                String seed,
+                String entrantsDigest,
+                long entrants,
+                long placed,
+                long firstSequence) {
+            this(couponId, totalQuantity, commitment, seed, entrantsDigest, entrants, placed, firstSequence, null);
+        }
+    }
+
+    /**
+     * The randomness beacon round a draw of function 3 mixed in, as published with it: the ticket key is SHA-256(seed
+     * || randomness), and the randomness is the SHA-256 of the signature (drand).
+     */
+    public record Beacon(long round, String randomness, String signature) {
+
+        /** The {@code beacon} object of a public record or admin view's draw; null when there is none. */
+        static Beacon of(tools.jackson.databind.JsonNode node) {
+            if (node == null || node.isMissingNode() || node.isNull()) {
+                return null;
+            }
+            return new Beacon(
+                    node.path("round").asLong(),
+                    node.path("randomness").asString(""),
+                    node.path("signature").asString(""));
+        }
+    }
 
     /**
      * One line of the entrants' export: the ticket as published, the place (0: left out), wallet and failure, and the
@@ -82,6 +115,26 @@ public final class DrawCheck {
             differences.add("the seed's SHA-256 is " + commitment + ", not the commitment published at creation, "
                     + published.commitment());
         }
+        // function 3: the ticket key is SHA-256(seed || the beacon round's randomness)
+        byte[] key = seed;
+        Beacon beacon = published.beacon();
+        if (beacon != null) {
+            if (!beacon.randomness().matches("[0-9a-f]{64}")) {
+                differences.add("the beacon round " + beacon.round() + "'s randomness is not 64 lower-case hex digits: "
+                        + beacon.randomness());
+                return differences;
+            }
+            if (!beacon.signature().matches("([0-9a-f]{2})+")
+                    || !HEX.formatHex(sha256().digest(HEX.parseHex(beacon.signature())))
+                            .equals(beacon.randomness())) {
+                differences.add("the beacon round " + beacon.round() + "'s randomness " + beacon.randomness()
+                        + " is not the SHA-256 of its signature");
+            }
+            MessageDigest mixed = sha256();
+            mixed.update(seed);
+            mixed.update(HEX.parseHex(beacon.randomness()));
+            key = mixed.digest();
+        }
         if (entrants.size() != published.entrants()) {
             differences.add("the export lists " + entrants.size() + " entrants, the draw says " + published.entrants());
         }
@@ -116,7 +169,7 @@ public final class DrawCheck {
                     + published.entrantsDigest());
         }
 
-        Mac mac = hmac(seed);
+        Mac mac = hmac(key);
         Map<String, byte[]> tickets = new HashMap<>();
         for (Entrant entrant : entrants) {
             mac.update(entrantsDigest);

@@ -36,6 +36,11 @@ final class PublicVerification {
 
     /** {@code args}: BASE_URL COUPON_ID; {@code savedCommitment}: null when none was given. */
     int run(List<String> args, String savedCommitment) throws InterruptedException {
+        return run(args, savedCommitment, null);
+    }
+
+    /** As {@link #run(List, String)}; {@code beaconUrl}: the beacon to read a function 3 draw's round from, or null. */
+    int run(List<String> args, String savedCommitment, String beaconUrl) throws InterruptedException {
         if (args.size() != 2) {
             throw new UsageException("verify-draw --public needs BASE_URL and COUPON_ID");
         }
@@ -64,7 +69,13 @@ final class PublicVerification {
                         + "); its seed and list are published once it is");
                 return VerifyDrawCommand.BROKEN;
             }
-            if (record.path("functionVersion").asInt() != 2) {
+            int version = record.path("functionVersion").asInt();
+            if (version == 3 && DrawCheck.Beacon.of(record.path("beacon")) == null) {
+                err.println("verify-draw: coupon " + couponId + " was drawn with function 3 but its record shows no"
+                        + " beacon round");
+                return VerifyDrawCommand.DIFFERENT;
+            }
+            if (version != 2 && version != 3) {
                 err.println("verify-draw: coupon " + couponId + " was drawn with function "
                         + record.path("functionVersion").asInt() + ", whose list names members and is not public:"
                         + " verify it with an operator's token (verify-draw COUPON_ID)");
@@ -98,13 +109,24 @@ final class PublicVerification {
                 text(record, "entrantsRoot"),
                 record.path("entrants").asLong(),
                 placed,
-                0);
+                0,
+                DrawCheck.Beacon.of(record.path("beacon")));
         differences.addAll(DrawCheck.differences(published, entrants, List.of()));
+        if (beaconUrl != null) {
+            try {
+                differences.addAll(BeaconCheck.differences(
+                        http, beaconUrl, java.time.Instant.parse(text(record, "drawAt")), published.beacon()));
+            } catch (IOException | RuntimeException e) {
+                err.println("verify-draw: cannot read the beacon at " + beaconUrl + ": " + e);
+                return VerifyDrawCommand.BROKEN;
+            }
+        }
         out.printf(
                 Locale.ROOT,
-                "coupon %d (public record, function 2): %,d entrants, %,d placed; commitment %s; %,d tickets and"
+                "coupon %d (public record, function %d): %,d entrants, %,d placed; commitment %s; %,d tickets and"
                         + " places recomputed from seed %s and root %s%n",
                 couponId,
+                record.path("functionVersion").asInt(),
                 published.entrants(),
                 placed,
                 published.commitment(),
@@ -114,6 +136,10 @@ final class PublicVerification {
         if (differences.isEmpty()) {
             out.println("OK: the seed matches its commitment"
                     + (savedCommitment != null ? " (the one saved earlier)" : "")
+                    + (published.beacon() != null
+                            ? ", the beacon round " + published.beacon().round() + " is mixed in"
+                                    + (beaconUrl != null ? " (as the beacon publishes it)" : "")
+                            : "")
                     + " and every ticket and place matches the draw");
             return VerifyDrawCommand.VERIFIED;
         }

@@ -14,6 +14,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -66,6 +67,8 @@ public final class VerifyDrawCommand {
                 + " no token (draws made with function 2)\n"
                 + "  --no-db  check only what the api publishes, not the wallet coupons in MySQL\n"
                 + "  --commitment HEX  the commitment saved when the event was announced: it must be the one published\n"
+                + "  --beacon URL  a draw that mixed in a randomness beacon round (function 3): read that round again"
+                + " from the beacon (drand's HTTP API) and check it is the first after drawAt and the one recorded\n"
                 + Flags.usage(OPTIONS);
     }
 
@@ -81,8 +84,18 @@ public final class VerifyDrawCommand {
             args.remove(at + 1);
             args.remove(at);
         }
+        String beaconUrl = null;
+        int beaconAt = args.indexOf("--beacon");
+        if (beaconAt >= 0) {
+            if (beaconAt + 1 >= args.size() || !args.get(beaconAt + 1).matches("https?://.+")) {
+                throw new UsageException("--beacon needs the beacon's http(s) URL");
+            }
+            beaconUrl = args.get(beaconAt + 1);
+            args.remove(beaconAt + 1);
+            args.remove(beaconAt);
+        }
         if (!args.isEmpty() && args.getFirst().equals("--public")) {
-            return new PublicVerification(out, err).run(args.subList(1, args.size()), savedCommitment);
+            return new PublicVerification(out, err).run(args.subList(1, args.size()), savedCommitment, beaconUrl);
         }
         if (args.isEmpty() || args.getFirst().startsWith("-")) {
             if (args.contains("--help") || args.contains("-h")) {
@@ -104,6 +117,7 @@ public final class VerifyDrawCommand {
         String token = flags.find("operator-token").orElseGet(() -> operatorToken(flags));
 
         DrawCheck.Published published;
+        Instant drawAt;
         List<DrawCheck.Entrant> entrants;
         HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -112,6 +126,7 @@ public final class VerifyDrawCommand {
             if (published == null) {
                 return BROKEN;
             }
+            drawAt = this.drawAt;
             entrants = entrants(http, api, token, couponId);
             if (entrants == null) {
                 return BROKEN;
@@ -136,6 +151,14 @@ public final class VerifyDrawCommand {
                     + ", is not the one saved earlier, " + savedCommitment);
         }
         differences.addAll(DrawCheck.differences(published, entrants, wallets));
+        if (beaconUrl != null) {
+            try {
+                differences.addAll(BeaconCheck.differences(http, beaconUrl, drawAt, published.beacon()));
+            } catch (IOException | RuntimeException e) {
+                err.println("verify-draw: cannot read the beacon at " + beaconUrl + ": " + e);
+                return BROKEN;
+            }
+        }
         out.printf(
                 Locale.ROOT,
                 "coupon %d: %,d entrants, %,d placed; commitment %s; %,d tickets and places recomputed from seed %s;"
@@ -150,7 +173,12 @@ public final class VerifyDrawCommand {
                         ? String.format(Locale.ROOT, "%,d wallet coupons compared in MySQL", wallets.size())
                         : "wallets not compared (--no-db)");
         if (differences.isEmpty()) {
-            out.println("OK: the seed matches its commitment and every ticket and place matches the draw");
+            out.println("OK: the seed matches its commitment"
+                    + (published.beacon() != null
+                            ? ", the beacon round " + published.beacon().round() + " is mixed in"
+                                    + (beaconUrl != null ? " (as the beacon publishes it)" : "")
+                            : "")
+                    + " and every ticket and place matches the draw");
             return VERIFIED;
         }
         out.println("DIFFERENT: " + differences.getFirst());
@@ -191,8 +219,13 @@ public final class VerifyDrawCommand {
                     + view.path("draw").path("state") + "); its seed is published once it is");
             return null;
         }
+        String at = view.path("draw").path("drawAt").asString("");
+        drawAt = at.isEmpty() ? null : Instant.parse(at);
         return published(view);
     }
+
+    /** The drawAt of the draw {@link #published(HttpClient, String, String, long)} read last. */
+    private Instant drawAt;
 
     /** What an admin view ({@code GET /admin/v1/coupons/{id}}) publishes of a made draw. */
     public static DrawCheck.Published published(JsonNode view) {
@@ -205,7 +238,8 @@ public final class VerifyDrawCommand {
                 text(draw, "entrantsDigest"),
                 draw.path("entrants").asLong(),
                 draw.path("placed").asLong(),
-                draw.path("firstSequence").asLong());
+                draw.path("firstSequence").asLong(),
+                DrawCheck.Beacon.of(draw.path("beacon")));
     }
 
     /** The entrants' export, line by line; null (after saying why) when it cannot be read. */
