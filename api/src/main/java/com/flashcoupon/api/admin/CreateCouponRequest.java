@@ -37,18 +37,13 @@ record CreateCouponRequest(
         GateSettings.Mode eligibilityMode,
         @Valid GateRequest.HumanCheck humanCheck,
         @Valid Benefit benefit,
-        @Min(1) @Max(StockShards.MAX) Integer stockShards) {
+        @Min(1) @Max(StockShards.MAX) @ShardsServed Integer stockShards) {
 
     GateRequest gate() {
         return new GateRequest(eligibility, eligibilityMode, humanCheck);
     }
 
     static final int DEFAULT_VALID_DAYS = 30;
-
-    @AssertTrue(message = ShardsServed.NOT_SERVED)
-    boolean isStockShards() {
-        return ShardsServed.served(stockShards);
-    }
 
     int stockShardsOrDefault() {
         return stockShards == null ? 1 : stockShards;

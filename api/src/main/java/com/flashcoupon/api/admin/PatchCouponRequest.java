@@ -13,15 +13,10 @@ import java.time.Instant;
 record PatchCouponRequest(
         @Min(1) @Max(100_000) Integer issueRatePerSecond,
         @StorableTime Instant closeAt,
-        @Min(1) @Max(StockShards.MAX) Integer stockShards) {
+        @Min(1) @Max(StockShards.MAX) @ShardsServed Integer stockShards) {
 
     @AssertTrue(message = "give issueRatePerSecond and/or closeAt")
     boolean isIssueRatePerSecond() {
         return issueRatePerSecond != null || closeAt != null || stockShards != null;
-    }
-
-    @AssertTrue(message = ShardsServed.NOT_SERVED)
-    boolean isStockShards() {
-        return ShardsServed.served(stockShards);
     }
 }

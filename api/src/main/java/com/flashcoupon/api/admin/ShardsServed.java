@@ -1,21 +1,48 @@
 package com.flashcoupon.api.admin;
 
+import jakarta.validation.Constraint;
+import jakarta.validation.ConstraintValidator;
+import jakarta.validation.ConstraintValidatorContext;
+import jakarta.validation.Payload;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.springframework.beans.factory.annotation.Value;
+
 /**
- * How many stock shards the admission path serves today (issue 35). An event's {@code stockShards} may be 1 to 64 by
- * the contract, but an event of more than one shard is refused with a 400 until admission, the drainer, status,
- * restore and retirement all work across shards: a half-built shard path is never reachable.
+ * How many stock shards the admission path serves (issue 35): {@code coupon.shards.max-served}
+ * ({@code COUPON_STOCK_SHARDS_MAX_SERVED}, default 1). An event's {@code stockShards} may be 1 to 64 by the contract,
+ * but one above the setting is refused with a 400 and nothing is written, until the drainer, restore and retirement
+ * work across shards (then the default becomes 64). Null is valid (one shard).
+ *
+ * <p>The validator is made by Spring's constraint validator factory, so it reads the setting of its own context.
  */
-final class ShardsServed {
+@Target({ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER})
+@Retention(RetentionPolicy.RUNTIME)
+@Constraint(validatedBy = ShardsServed.Validator.class)
+@interface ShardsServed {
 
-    /** The most shards an event may be given now. */
-    static final int MOST = 1;
+    String message() default
+            "more stock shards than this deployment serves (coupon.shards.max-served): the sharded"
+                    + " path is still being built (docs/architecture.md, \"Stock shards\"); not served yet, leave stockShards"
+                    + " out or give fewer";
 
-    static final String NOT_SERVED = "more than 1 stock shard is not served yet: the sharded admission path is still"
-            + " being built (docs/architecture.md, \"Stock shards\"); leave stockShards out or give 1";
+    Class<?>[] groups() default {};
 
-    private ShardsServed() {}
+    Class<? extends Payload>[] payload() default {};
 
-    static boolean served(Integer stockShards) {
-        return stockShards == null || stockShards < 1 || stockShards <= MOST;
+    class Validator implements ConstraintValidator<ShardsServed, Integer> {
+
+        private final int most;
+
+        public Validator(@Value("${coupon.shards.max-served:1}") int most) {
+            this.most = most;
+        }
+
+        @Override
+        public boolean isValid(Integer value, ConstraintValidatorContext context) {
+            return value == null || value < 1 || value <= most;
+        }
     }
 }

@@ -4,6 +4,7 @@ import static com.flashcoupon.api.web.RequestIdFilter.logging;
 
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.api.gatestate.GateMirror;
+import com.flashcoupon.api.shard.ShardMirror;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
@@ -68,6 +69,7 @@ public class CouponMirror {
     private final MemberRestore members;
     private final GateMirror gates;
     private final UnknownCoupons unknown;
+    private final ShardMirror shards;
 
     CouponMirror(
             ReactiveStringRedisTemplate redis,
@@ -76,7 +78,9 @@ public class CouponMirror {
             RetiredCoupons retired,
             MemberRestore members,
             UnknownCoupons unknown,
-            GateMirror gates) {
+            GateMirror gates,
+            ShardMirror shards) {
+        this.shards = shards;
         this.unknown = unknown;
         this.gates = gates;
         this.redis = redis;
@@ -92,7 +96,7 @@ public class CouponMirror {
      */
     public Mono<Void> mirror(Coupon coupon) {
         unknown.forget(coupon.id());
-        return write(coupon, WAIT_ATTEMPTS).then();
+        return write(coupon, WAIT_ATTEMPTS).then(shards.deal(coupon));
     }
 
     /**

@@ -18,8 +18,9 @@ import reactor.core.publisher.Mono;
  * escrow transfer ({@link ShardTransfers}) and asks again; sold out is said only once every shard was seen out, with
  * nothing in escrow, twice with no transfer between.
  *
- * <p>Not reachable from the HTTP API yet: the admin API refuses events of more than one shard until the drainer,
- * status, restore and retirement work across shards.
+ * <p>The mirror deals the stock ({@link ShardMirror}); admission does not call {@link #admit} yet, and the admin API
+ * refuses events of more shards than {@code coupon.shards.max-served} (default 1) until the drainer, status, restore
+ * and retirement work across shards.
  */
 public final class ShardStock {
 

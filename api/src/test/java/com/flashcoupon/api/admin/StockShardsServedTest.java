@@ -1,0 +1,76 @@
+package com.flashcoupon.api.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.StockShards;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.TestPropertySource;
+
+/** {@code coupon.shards.max-served} raised (as tests of the sharded path do): up to it is taken, above it refused. */
+@ApiTest
+@TestPropertySource(properties = "coupon.shards.max-served=6")
+class StockShardsServedTest extends ApiTestBase {
+
+    @Autowired
+    ReactiveStringRedisTemplate redis;
+
+    /** The mirror deals the stock over the shards at creation: shares of 17 and 16 that sum to the total. */
+    @Test
+    void shouldDealTheStockOverEveryShardWhenTheEventIsCreated() {
+        long id = createCoupon(event(6));
+        long sum = 0;
+        for (int shard = 0; shard < 6; shard++) {
+            String share = redis.<String, String>opsForHash()
+                    .get(StockShards.stock(StockShards.tag(id, 6, shard)), "share")
+                    .block();
+            assertThat(share).isEqualTo(shard < 4 ? "17" : "16");
+            sum += Long.parseLong(share);
+        }
+        assertThat(sum).isEqualTo(100);
+    }
+
+    private Map<String, Object> event(int shards) {
+        return Map.of(
+                "name",
+                "Sharded",
+                "totalQuantity",
+                100,
+                "openAt",
+                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                10,
+                "stockShards",
+                shards);
+    }
+
+    @Test
+    void shouldTakeShardsUpToTheSettingAndRefuseMore() {
+        long id = createCoupon(event(6));
+        assertThat(jdbc.sql("SELECT stock_shards FROM coupon WHERE id = ?")
+                        .param(id)
+                        .query(Integer.class)
+                        .single())
+                .isEqualTo(6);
+        String problem = client().post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(event(7))
+                .exchange()
+                .expectStatus()
+                .isBadRequest()
+                .expectBody(String.class)
+                .returnResult()
+                .getResponseBody();
+        assertThat(problem).contains("\"field\":\"stockShards\"").contains("not served yet");
+    }
+}
