@@ -1,5 +1,6 @@
 import { abortReason, backoffDelay, retryAfterMs, serverNow, sleep } from './backoff.js';
 import { solve } from './proof.js';
+import { solveArgon2id, type Argon2Parameters } from './argon2.js';
 import { readStream, SseParser, type SseEvent } from './sse.js';
 import { Claims, memoryStorage } from './storage.js';
 import type { ClaimOptions, ClaimResult, ClaimUpdate, CouponClientOptions, Platform } from './types.js';
@@ -279,7 +280,9 @@ export class CouponClient {
         if (typeof challenge !== 'object') {
           return decided(failed(couponId, challenge));
         }
-        proof = await solve(challenge.challenge, challenge.difficultyBits, this.useWorker, signal);
+        proof = challenge.argon2
+          ? await solveArgon2id(challenge.challenge, challenge.difficultyBits, challenge.argon2, signal)
+          : await solve(challenge.challenge, challenge.difficultyBits, this.useWorker, signal);
         continue;
       }
       if ([408, 429, 500, 502, 503, 504].includes(answer.status)) {
@@ -331,7 +334,7 @@ export class CouponClient {
   private async challenge(
     couponId: number,
     signal?: AbortSignal,
-  ): Promise<{ challenge: string; difficultyBits: number } | string> {
+  ): Promise<{ challenge: string; difficultyBits: number; argon2?: Argon2Parameters } | string> {
     for (let attempt = 0; attempt < this.maxAttempts; attempt++) {
       let answer: Answer;
       try {
@@ -348,7 +351,24 @@ export class CouponClient {
         continue;
       }
       if (answer.status === 200 && typeof answer.json.challenge === 'string') {
-        return { challenge: answer.json.challenge, difficultyBits: Number(answer.json.difficultyBits ?? 0) };
+        const algorithm = answer.json.algorithm ?? 'sha256';
+        const difficultyBits = Number(answer.json.difficultyBits ?? 0);
+        if (algorithm === 'argon2id' && answer.json.argon2 && typeof answer.json.argon2 === 'object') {
+          const a = answer.json.argon2 as Record<string, unknown>;
+          return {
+            challenge: answer.json.challenge,
+            difficultyBits,
+            argon2: {
+              memoryKiB: Number(a.memoryKiB),
+              iterations: Number(a.iterations),
+              parallelism: Number(a.parallelism ?? 1),
+            },
+          };
+        }
+        if (algorithm !== 'sha256') {
+          return 'PROOF_INVALID'; // a rule this client does not know
+        }
+        return { challenge: answer.json.challenge, difficultyBits };
       }
       return typeof answer.json.code === 'string' ? answer.json.code : 'PROOF_INVALID';
     }

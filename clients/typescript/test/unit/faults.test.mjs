@@ -242,6 +242,32 @@ describe('answers', () => {
     assert.ok(updates.some((u) => u.phase === 'SOLVING_PROOF'));
   });
 
+  test('an argon2id challenge is solved by its rule and parameters', async () => {
+    const { argon2id } = await import('hash-wasm');
+    server.on('GET', '/api/v1/coupons/7/challenge', ({ res }) =>
+      json(res, 200, {
+        challenge: 'a1.7.abc', difficultyBits: 3, expiresAt: '2099-01-01T00:00:00Z', algorithm: 'argon2id',
+        argon2: { memoryKiB: 256, iterations: 2, parallelism: 1 },
+      }));
+    const proofs = [];
+    server.on('POST', ISSUE, ({ req, res }) => {
+      const proof = req.headers['x-coupon-proof'];
+      if (!proof) {
+        problem(res, 428, 'PROOF_REQUIRED');
+        return;
+      }
+      proofs.push(proof);
+      json(res, 202, issued(7, 10));
+    });
+    assert.deepEqual(await claim(), { couponId: 7, outcome: 'ISSUED', walletCouponId: 10 });
+    const hash = await argon2id({
+      password: proofs[0], salt: new TextEncoder().encode('a1.7.abc'), parallelism: 1, iterations: 2,
+      memorySize: 256, hashLength: 32, outputType: 'binary',
+    });
+    const bits = hash[0] === 0 ? 8 + Math.clz32(hash[1]) - 24 : Math.clz32(hash[0]) - 24;
+    assert.ok(proofs[0].startsWith('a1.7.abc:') && bits >= 3);
+  });
+
   test('an aborted claim rejects with the signal reason and asks nothing more', async () => {
     server.on('POST', ISSUE, ({ res }) => problem(res, 503, 'UNAVAILABLE', { 'Retry-After': '30' }));
     const controller = new AbortController();

@@ -57,3 +57,19 @@ test('the solver finds a proof with enough zero bits, in chunks off the event lo
   assert.ok(zeroBits(createHash('sha256').update(proof).digest()) >= 14);
   assert.ok(ticks > 0, 'the event loop ran while solving');
 });
+
+test('the Argon2id rule is the api\'s (a vector from the api\'s Bouncy Castle), and its solver finds a proof', async () => {
+  const { argon2id } = await import('hash-wasm');
+  const { solveArgon2id } = await import('../../dist/argon2.js');
+  const salt = new TextEncoder().encode('a1.7.abc');
+  const hash = await argon2id({
+    password: 'a1.7.abc:0', salt, parallelism: 1, iterations: 2, memorySize: 256, hashLength: 32, outputType: 'hex',
+  });
+  assert.equal(hash, '04b01ab9379b4e936fb9ce29e2c1ebe944e45cb7c5c503afae02d173d1861e5b');
+  const proof = await solveArgon2id('a1.7.abc', 4, { memoryKiB: 256, iterations: 2, parallelism: 1 });
+  const solved = await argon2id({
+    password: proof, salt, parallelism: 1, iterations: 2, memorySize: 256, hashLength: 32, outputType: 'binary',
+  });
+  assert.ok(proof.startsWith('a1.7.abc:'));
+  assert.ok(zeroBits(solved) >= 4);
+});

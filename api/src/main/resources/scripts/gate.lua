@@ -1,7 +1,7 @@
 -- The gate (issue 26): who an event is for, and the human check, decided inside admit.lua's one step. Put in front of
 -- admit.lua (AdmitScript). The meta carries what mirror.lua wrote from ARGV[14]: elig ('1': a list is required),
 -- claims (one rule a line: the claim's name, then its allowed values, tab-separated), eligMode ('C': COUNT_ONLY),
--- eligN (members in the list MySQL holds), human ('' none, 'POW', 'SV') and bits (the proof of work's difficulty).
+-- eligN (members in the list MySQL holds), human ('' none, 'POW', 'A2' Argon2id, 'SV') and bits (the proof of work's difficulty).
 -- Refusals: 1 not on the list, 2 a claim rule fails, 3 proof required, 4 proof invalid, 5 human-check service
 -- unavailable, 6 a siteverify token the api has not checked yet (it checks it and asks again).
 
@@ -67,7 +67,7 @@ local function gate_eligibility(meta_key, list_key, stats_key, would_list, would
 end
 
 -- 0 when the event needs no human check, the member holds a place already (queue or draw: asking again needs no new
--- proof), or the proof (ARGV[7]: '' none, 'P<bits>' a valid proof of work of that many bits, 'S' a siteverify token the
+-- proof), or the proof (ARGV[7]: '' none, 'P<bits>' a valid proof of work of that many bits, 'A<bits>' a valid Argon2id one, 'S' a siteverify token the
 -- service accepted, 'U' the service did not answer, '?' a token not checked yet, 'X' refused) does; else 3 to 6.
 local function gate_human(meta_key, queue_key, draw_key, stats_key, member, proof)
   local h = redis.call('HMGET', meta_key, 'human', 'bits')
@@ -81,6 +81,10 @@ local function gate_human(meta_key, queue_key, draw_key, stats_key, member, proo
     refusal = 3
   elseif kind == 'POW' then
     local bits = string.sub(proof, 1, 1) == 'P' and tonumber(string.sub(proof, 2)) or nil
+    refusal = (bits and bits >= tonumber(h[2] or '0')) and 0 or 4
+  elseif kind == 'A2' then
+    -- only an Argon2id proof ('A<bits>'): a SHA-256 one ('P<bits>') is refused whatever its bits
+    local bits = string.sub(proof, 1, 1) == 'A' and tonumber(string.sub(proof, 2)) or nil
     refusal = (bits and bits >= tonumber(h[2] or '0')) and 0 or 4
   elseif proof == 'S' then
     refusal = 0

@@ -101,6 +101,22 @@ class DeploymentFilesTest {
                 .isEqualTo(api);
     }
 
+    /**
+     * Compose's single KRaft broker runs without SASL (its image cannot add SCRAM users at format time; the comment and
+     * docs/operations.md say so): then it must stay on the private backend network, with no port on the host.
+     */
+    @Test
+    void composeKeepsItsOpenKafkaOffTheHost() throws IOException {
+        Map<String, Object> kafka = service("kafka");
+        assertThat(kafka.get("ports"))
+                .as("kafka publishes no port in docker-compose.yml")
+                .isNull();
+        assertThat(kafka.get("networks")).as("kafka's networks").isEqualTo(List.of("backend"));
+        assertThat(Files.readString(repositoryRoot().resolve("docker-compose.yml")))
+                .as("the compose file says why its Kafka has no SASL/SCRAM")
+                .contains("No SASL/SCRAM here");
+    }
+
     /** The api keeps fair starts' seeds encrypted with the draw key and does not start without it: compose asks for it. */
     @Test
     void theApiGetsARequiredDrawSeedKey() throws IOException {

@@ -27,6 +27,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.stereotype.Service;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * First-come admission: one Lua script decides (the member's and the address's rate limits, window, duplicate, stock
@@ -122,16 +123,20 @@ class AdmissionService {
 
     /** As above, with the member's token claims for the gate's claim rules (issue 26). */
     Mono<Answer> admit(long couponId, String memberId, Map<String, Object> claims, ServerHttpRequest request) {
-        return Mono.defer(() -> {
-            Timer.Sample started = Timer.start();
-            var presented = gateChecks.presented(couponId, memberId, claims, request);
-            return decide(couponId, memberId, request, presented)
-                    // a member in a fair start's window: their signed entry receipt (function 2)
-                    .flatMap(answer -> receipts.withReceipt(answer.status())
-                            .map(signed ->
-                                    signed == answer.status() ? answer : new Answer(answer.newlyAdmitted(), signed)))
-                    .doFinally(signal -> started.stop(latency));
-        });
+        Timer.Sample started = Timer.start();
+        Mono<GateChecks.Presented> reading =
+                Mono.fromSupplier(() -> gateChecks.presented(couponId, memberId, claims, request));
+        // an Argon2id proof costs one memory-hard hash: off the event loop, on the CPU-bound workers
+        return (gateChecks.memoryHard(request) ? reading.subscribeOn(Schedulers.parallel()) : reading)
+                .flatMap(presented -> {
+                    return decide(couponId, memberId, request, presented)
+                            // a member in a fair start's window: their signed entry receipt (function 2)
+                            .flatMap(answer -> receipts.withReceipt(answer.status())
+                                    .map(signed -> signed == answer.status()
+                                            ? answer
+                                            : new Answer(answer.newlyAdmitted(), signed)))
+                            .doFinally(signal -> started.stop(latency));
+                });
     }
 
     private Mono<Answer> decide(

@@ -38,16 +38,17 @@ class Challenges {
                         .flatMap(coupon -> gate(couponId)
                                 .defaultIfEmpty(new Gate(
                                         0,
+                                        false,
                                         coupon.announceAt() == null
                                                 ? 0
                                                 : coupon.announceAt().toEpochMilli())))))
                 .filter(gate -> gate.announceAt() <= clock.millis())
                 .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)))
-                .map(gate -> proofs.challenge(couponId, member, gate.bits()));
+                .map(gate -> proofs.challenge(couponId, member, gate.bits(), gate.argon2id()));
     }
 
     /** The event's difficulty (0 when it asks for no proof of work) and from when members may see it (epoch ms). */
-    private record Gate(int bits, long announceAt) {}
+    private record Gate(int bits, boolean argon2id, long announceAt) {}
 
     /** The event's gate as Redis holds it; empty when Redis does not hold the event. */
     private Mono<Gate> gate(long couponId) {
@@ -55,7 +56,10 @@ class Challenges {
                 .multiGet(CouponKeys.meta(couponId), List.of("total", "human", "bits", "announceAt"))
                 .filter(meta -> meta.get(0) != null)
                 .map(meta -> new Gate(
-                        "POW".equals(meta.get(1)) && meta.get(2) != null ? Integer.parseInt(meta.get(2)) : 0,
+                        ("POW".equals(meta.get(1)) || "A2".equals(meta.get(1))) && meta.get(2) != null
+                                ? Integer.parseInt(meta.get(2))
+                                : 0,
+                        "A2".equals(meta.get(1)),
                         meta.get(3) == null ? 0 : Long.parseLong(meta.get(3))));
     }
 }

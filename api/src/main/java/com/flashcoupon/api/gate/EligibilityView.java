@@ -33,7 +33,10 @@ record EligibilityView(
                 ? null
                 : new HumanCheck(
                         s.humanCheck(),
-                        s.humanCheck() == GateSettings.HumanCheck.PROOF_OF_WORK ? s.difficultyBits() : null);
+                        s.humanCheck() == GateSettings.HumanCheck.PROOF_OF_WORK
+                                        || s.humanCheck() == GateSettings.HumanCheck.ARGON2ID
+                                ? s.difficultyBits()
+                                : null);
         return new EligibilityView(
                 new Eligibility(s.list(), s.claims()), s.mode(), check, stored.listCount(), refused, would);
     }

@@ -61,15 +61,19 @@ public class GateAdmin {
     /** At creation, in the creating transaction: nothing is stored for an event without a gate. */
     public void create(long couponId, GateRequest request) {
         if (request != null && !request.isEmpty()) {
-            gates.save(couponId, request.settings(properties.defaultDifficultyBits()));
+            gates.save(
+                    couponId,
+                    request.settings(properties.defaultDifficultyBits(), properties.argon2DefaultDifficultyBits()));
         }
     }
 
     /** {@code PUT /admin/v1/coupons/{id}/eligibility}: new settings (the list stays). */
     Mono<EligibilityView> change(long couponId, GateRequest request) {
         return changeable(couponId)
-                .flatMap(coupon ->
-                        blocking.run(() -> gates.save(couponId, request.settings(properties.defaultDifficultyBits()))))
+                .flatMap(coupon -> blocking.run(() -> gates.save(
+                        couponId,
+                        request.settings(
+                                properties.defaultDifficultyBits(), properties.argon2DefaultDifficultyBits()))))
                 .then(remirror(couponId))
                 .doOnSuccess(done -> log.info("coupon {}: gate set to {}", couponId, request))
                 .then(view(couponId));

@@ -80,6 +80,12 @@ public class GateChecks {
         }
     }
 
+    /** Whether the request's proof is an Argon2id one: reading it costs a memory-hard hash (milliseconds). */
+    public boolean memoryHard(ServerHttpRequest request) {
+        String header = request.getHeaders().getFirst(PROOF_HEADER);
+        return header != null && header.startsWith("a1.");
+    }
+
     public Presented presented(long couponId, String member, Map<String, Object> claims, ServerHttpRequest request) {
         String header = request.getHeaders().getFirst(PROOF_HEADER);
         String reading;

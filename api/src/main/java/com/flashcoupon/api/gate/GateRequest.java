@@ -51,28 +51,40 @@ public record GateRequest(
     }
 
     /**
-     * @param type {@code PROOF_OF_WORK} or {@code SITEVERIFY}
-     * @param difficultyBits the proof of work's leading zero bits; the api's default when absent
+     * @param type {@code PROOF_OF_WORK}, {@code ARGON2ID} or {@code SITEVERIFY}
+     * @param difficultyBits the proof of work's leading zero bits; the api's default (of that kind) when absent
      */
     public record HumanCheck(
             @NotNull GateSettings.HumanCheck type,
             @Min(1) @Max(32) Integer difficultyBits) {
 
-        @AssertTrue(message = "difficultyBits is for PROOF_OF_WORK only")
+        @AssertTrue(message = "difficultyBits is for PROOF_OF_WORK and ARGON2ID only")
         boolean isDifficultyBits() {
             return difficultyBits == null || type != GateSettings.HumanCheck.SITEVERIFY;
+        }
+
+        @AssertTrue(message = "difficultyBits is at most 16 for ARGON2ID (each try is a memory-hard hash)")
+        boolean isArgon2Bits() {
+            return difficultyBits == null || type != GateSettings.HumanCheck.ARGON2ID || difficultyBits <= 16;
         }
     }
 
     /** The settings this asks for; {@code defaultBits} when a proof of work names no difficulty. */
     public GateSettings settings(int defaultBits) {
+        return settings(defaultBits, defaultBits);
+    }
+
+    /** The same, {@code defaultArgon2Bits} when an ARGON2ID check names no difficulty. */
+    public GateSettings settings(int defaultBits, int defaultArgon2Bits) {
         boolean list = eligibility != null && Boolean.TRUE.equals(eligibility.list());
         Map<String, List<String>> claims =
                 eligibility == null || eligibility.claims() == null ? Map.of() : eligibility.claims();
         GateSettings.HumanCheck check = humanCheck == null ? null : humanCheck.type();
-        int bits = check != GateSettings.HumanCheck.PROOF_OF_WORK
-                ? 0
-                : humanCheck.difficultyBits() == null ? defaultBits : humanCheck.difficultyBits();
+        int bits = check == GateSettings.HumanCheck.PROOF_OF_WORK
+                ? humanCheck.difficultyBits() == null ? defaultBits : humanCheck.difficultyBits()
+                : check == GateSettings.HumanCheck.ARGON2ID
+                        ? humanCheck.difficultyBits() == null ? defaultArgon2Bits : humanCheck.difficultyBits()
+                        : 0;
         return new GateSettings(list, claims, eligibilityMode, check, bits);
     }
 

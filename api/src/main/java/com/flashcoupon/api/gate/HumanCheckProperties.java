@@ -36,6 +36,11 @@ import org.springframework.validation.annotation.Validated;
  *     without one is refused
  * @param minScore the lowest {@code score} accepted, when the service gives one (reCAPTCHA v3)
  *     ({@code COUPON_HUMAN_CHECK_MIN_SCORE})
+ * @param argon2MemoryKib an ARGON2ID event's puzzle memory per try, KiB ({@code COUPON_HUMAN_CHECK_ARGON2_MEMORY_KIB});
+ *     the server verifies one hash of it per admission
+ * @param argon2Iterations its passes over that memory ({@code COUPON_HUMAN_CHECK_ARGON2_ITERATIONS})
+ * @param argon2DefaultDifficultyBits its leading zero bits when an ARGON2ID event names none: a solver makes about
+ *     2^bits tries ({@code COUPON_HUMAN_CHECK_ARGON2_DEFAULT_DIFFICULTY_BITS})
  */
 @Validated
 @ConfigurationProperties("coupon.human-check")
@@ -52,7 +57,11 @@ public record HumanCheckProperties(
         @DefaultValue("300s") @NotNull Duration maxTokenAge,
 
         @DefaultValue("0.5") @DecimalMin("0.0") @DecimalMax("1.0")
-        double minScore) {
+        double minScore,
+
+        @DefaultValue("1024") @Min(64) @Max(262144) int argon2MemoryKib,
+        @DefaultValue("1") @Min(1) @Max(10) int argon2Iterations,
+        @DefaultValue("6") @Min(0) @Max(16) int argon2DefaultDifficultyBits) {
 
     public HumanCheckProperties {
         allowedHostnames = clean(allowedHostnames);

@@ -1,5 +1,6 @@
 package com.flashcoupon.api.gate;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -10,6 +11,7 @@ import java.util.Base64;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.bouncycastle.crypto.generators.Argon2BytesGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,12 +24,21 @@ import org.springframework.stereotype.Component;
  * and checked without storing it. A proof {@code <challenge>:<nonce>} is accepted when the SHA-256 of its UTF-8
  * bytes starts with at least {@code bits} zero bits. A member admits once (asking again needs no proof), so a proof
  * used again gains nothing; one lent to another member fails its MAC.
+ *
+ * <p>An {@code ARGON2ID} event (issue 34, N6) asks a memory-hard puzzle instead:
+ * {@code a1.<coupon>.<expires>.<bits>.<memoryKiB>.<iterations>.<salt>.<mac>}, and its proof {@code <challenge>:<nonce>}
+ * is accepted when the Argon2id (version 0x13, parallelism 1, 32 bytes out) of the proof's UTF-8 bytes, salted with the
+ * challenge's UTF-8 bytes, under the memory and iterations the challenge names (signed with it), starts with at least
+ * {@code bits} zero bits. SHA-256 zeros cost a GPU or a CPython loop next to nothing; each Argon2id try needs its
+ * memory, so a solver's advantage is bounded by its memory bandwidth. The server checks the MAC, the event and the
+ * expiry first, then computes one hash: a forged or stale proof costs it an HMAC only.
  */
 @Component
 public class ProofOfWork {
 
     private static final Logger log = LoggerFactory.getLogger(ProofOfWork.class);
     private static final String VERSION = "v1";
+    private static final String ARGON2_VERSION = "a1";
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
 
     /** The key bin/up's local runs share between their instances (bin/lib/env.sh); refused outside the local profile. */
@@ -39,6 +50,8 @@ public class ProofOfWork {
     private final byte[] key;
     private final long ttlSeconds;
     private final Clock clock;
+    private final int argon2MemoryKib;
+    private final int argon2Iterations;
 
     @Autowired
     ProofOfWork(HumanCheckProperties properties, Clock clock, Environment environment) {
@@ -53,6 +66,8 @@ public class ProofOfWork {
         this.clock = clock;
         this.ttlSeconds = Math.max(1, properties.challengeTtl().toSeconds());
         this.key = key(properties.secret(), localProfile);
+        this.argon2MemoryKib = properties.argon2MemoryKib();
+        this.argon2Iterations = properties.argon2Iterations();
     }
 
     /**
@@ -84,17 +99,41 @@ public class ProofOfWork {
         return secret;
     }
 
-    /** A challenge of {@code bits} for the member and event. */
+    /** A SHA-256 challenge of {@code bits} for the member and event. */
     public Challenge challenge(long couponId, String member, int bits) {
+        return challenge(couponId, member, bits, false);
+    }
+
+    /** A challenge of {@code bits} for the member and event: Argon2id under the api's parameters, or SHA-256. */
+    public Challenge challenge(long couponId, String member, int bits, boolean argon2id) {
         long expires = clock.instant().getEpochSecond() + ttlSeconds;
         byte[] salt = new byte[12];
         ThreadLocalRandom.current().nextBytes(salt); // unique, not secret: the MAC is what cannot be forged
-        String body = VERSION + "." + couponId + "." + expires + "." + bits + "." + B64.encodeToString(salt);
-        return new Challenge(body + "." + mac(member, body), bits, Instant.ofEpochSecond(expires));
+        String body = argon2id
+                ? ARGON2_VERSION + "." + couponId + "." + expires + "." + bits + "." + argon2MemoryKib + "."
+                        + argon2Iterations + "." + B64.encodeToString(salt)
+                : VERSION + "." + couponId + "." + expires + "." + bits + "." + B64.encodeToString(salt);
+        return new Challenge(
+                body + "." + mac(member, body),
+                bits,
+                Instant.ofEpochSecond(expires),
+                argon2id ? "argon2id" : "sha256",
+                argon2id ? new Argon2Parameters(argon2MemoryKib, argon2Iterations, 1) : null);
     }
 
-    /** What {@code GET /api/v1/coupons/{id}/challenge} answers. */
-    public record Challenge(String challenge, int difficultyBits, Instant expiresAt) {}
+    /**
+     * What {@code GET /api/v1/coupons/{id}/challenge} answers: {@code algorithm} is {@code sha256} or {@code argon2id},
+     * {@code argon2} the puzzle's parameters for the latter (absent for the former).
+     */
+    public record Challenge(
+            String challenge,
+            int difficultyBits,
+            Instant expiresAt,
+            String algorithm,
+            @JsonInclude(JsonInclude.Include.NON_NULL) Argon2Parameters argon2) {}
+
+    /** Argon2id's memory (KiB), passes and lanes, as a challenge names them. */
+    public record Argon2Parameters(int memoryKiB, int iterations, int parallelism) {}
 
     /**
      * gate.lua's reading of an {@code X-Coupon-Proof}: {@code P<bits>} for a valid proof, {@code X} for one of ours
@@ -105,10 +144,13 @@ public class ProofOfWork {
         int colon = proof.indexOf(':');
         String challenge = colon < 0 ? proof : proof.substring(0, colon);
         String[] parts = challenge.split("\\.", -1);
+        String nonce = colon < 0 ? "" : proof.substring(colon + 1);
+        if (parts.length == 8 && ARGON2_VERSION.equals(parts[0])) {
+            return readArgon2(couponId, member, proof, challenge, parts, nonce);
+        }
         if (parts.length != 6 || !VERSION.equals(parts[0])) {
             return "?";
         }
-        String nonce = colon < 0 ? "" : proof.substring(colon + 1);
         try {
             String body = challenge.substring(0, challenge.lastIndexOf('.'));
             boolean signed = MessageDigest.isEqual(
@@ -127,9 +169,63 @@ public class ProofOfWork {
         }
     }
 
+    /** {@code A<bits>} for a valid Argon2id proof (gate.lua accepts it for an ARGON2ID event only), else {@code X}. */
+    private String readArgon2(
+            long couponId, String member, String proof, String challenge, String[] parts, String nonce) {
+        try {
+            String body = challenge.substring(0, challenge.lastIndexOf('.'));
+            boolean signed = MessageDigest.isEqual(
+                    mac(member, body).getBytes(StandardCharsets.US_ASCII),
+                    parts[7].getBytes(StandardCharsets.US_ASCII));
+            int bits = Integer.parseInt(parts[3]);
+            // the cheap checks first: only a signed, current proof of this event costs the server its one hash
+            boolean valid = signed
+                    && Long.parseLong(parts[1]) == couponId
+                    && Long.parseLong(parts[2]) > clock.instant().getEpochSecond()
+                    && !nonce.isEmpty()
+                    && nonce.length() <= MAX_NONCE
+                    && argon2ZeroBits(proof, challenge, Integer.parseInt(parts[4]), Integer.parseInt(parts[5])) >= bits;
+            return valid ? "A" + bits : "X";
+        } catch (NumberFormatException malformed) {
+            return "X";
+        }
+    }
+
+    /**
+     * The leading zero bits of the Argon2id hash of the proof's UTF-8 bytes, salted with the challenge's: the rule
+     * docs/http-api.md gives clients.
+     */
+    public static int argon2ZeroBits(String proof, String challenge, int memoryKib, int iterations) {
+        Argon2BytesGenerator argon2 = new Argon2BytesGenerator();
+        argon2.init(new org.bouncycastle.crypto.params.Argon2Parameters.Builder(
+                        org.bouncycastle.crypto.params.Argon2Parameters.ARGON2_id)
+                .withVersion(org.bouncycastle.crypto.params.Argon2Parameters.ARGON2_VERSION_13)
+                .withMemoryAsKB(memoryKib)
+                .withIterations(iterations)
+                .withParallelism(1)
+                .withSalt(challenge.getBytes(StandardCharsets.UTF_8))
+                .build());
+        byte[] hash = new byte[32];
+        argon2.generateBytes(proof.getBytes(StandardCharsets.UTF_8), hash);
+        return zeroBits(hash);
+    }
+
+    /** Finds a nonce for an Argon2id challenge: what a client does (tests, the loadgen). */
+    public static String solveArgon2(String challenge, int bits, int memoryKib, int iterations) {
+        for (long nonce = 0; ; nonce++) {
+            String proof = challenge + ":" + nonce;
+            if (argon2ZeroBits(proof, challenge, memoryKib, iterations) >= bits) {
+                return proof;
+            }
+        }
+    }
+
     /** The leading zero bits of the SHA-256 of the text's UTF-8 bytes. */
     public static int leadingZeroBits(String text) {
-        byte[] digest = sha256(text.getBytes(StandardCharsets.UTF_8));
+        return zeroBits(sha256(text.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    private static int zeroBits(byte[] digest) {
         int zeros = 0;
         for (byte b : digest) {
             if (b == 0) {

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * @param claims each named claim of the member's token must hold one of its values (all of them must hold)
  * @param mode {@link Mode#COUNT_ONLY} admits as without rules and counts, per rule, who would have been refused
  * @param humanCheck {@code null} for none
- * @param difficultyBits the proof of work's leading zero bits (PROOF_OF_WORK only)
+ * @param difficultyBits the proof of work's leading zero bits (PROOF_OF_WORK and ARGON2ID only)
  */
 public record GateSettings(
         boolean list, Map<String, List<String>> claims, Mode mode, HumanCheck humanCheck, int difficultyBits) {
@@ -31,7 +31,9 @@ public record GateSettings(
 
     public enum HumanCheck {
         PROOF_OF_WORK,
-        SITEVERIFY
+        SITEVERIFY,
+        /** A memory-hard proof of work (issue 34, N6): Argon2id tries, {@code difficultyBits} of leading zeros. */
+        ARGON2ID
     }
 
     public boolean isNone() {
@@ -50,7 +52,13 @@ public record GateSettings(
             values.forEach(value -> rules.append('\t').append(value));
             rules.append('\n');
         });
-        String human = humanCheck == null ? "" : humanCheck == HumanCheck.PROOF_OF_WORK ? "POW" : "SV";
+        String human = humanCheck == null
+                ? ""
+                : switch (humanCheck) {
+                    case PROOF_OF_WORK -> "POW";
+                    case ARGON2ID -> "A2";
+                    case SITEVERIFY -> "SV";
+                };
         return (list ? "1" : "0")
                 + '\r'
                 + (mode == Mode.COUNT_ONLY ? "C" : "E")

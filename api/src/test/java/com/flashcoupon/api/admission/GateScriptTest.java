@@ -171,6 +171,19 @@ class GateScriptTest {
     }
 
     @Test
+    void shouldTakeOnlyAnArgon2idProofForAnArgon2idEvent() {
+        long id = coupon(10, Map.of("human", "A2", "bits", "6"));
+
+        // a SHA-256 proof of many bits is not an Argon2id one
+        assertThat(admit(id, "a", "\n", "P20"))
+                .extracting(Admission::outcome, Admission::sequence)
+                .containsExactly(Admission.Outcome.GATE_REFUSED, 4L);
+        assertThat(admit(id, "a", "\n", "A5").sequence()).isEqualTo(4);
+        assertThat(admit(id, "a", "\n", "A6").outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(stat(id, "refusedProof")).isEqualTo("2");
+    }
+
+    @Test
     void shouldTakeOnlyACheckedTokenForASiteverifyEvent() {
         long id = coupon(10, Map.of("human", "SV", "bits", "0"));
 

@@ -29,7 +29,10 @@ class ProofOfWorkTest {
                     List.of(),
                     "",
                     Duration.ofMinutes(5),
-                    0.5),
+                    0.5,
+                    1024,
+                    1,
+                    4),
             Clock.fixed(NOW, ZoneOffset.UTC),
             false);
 
@@ -62,12 +65,81 @@ class ProofOfWorkTest {
                         List.of(),
                         "",
                         Duration.ofMinutes(5),
-                        0.5),
+                        0.5,
+                        1024,
+                        1,
+                        4),
                 Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC),
                 false);
 
         assertThat(later.read(42, "m-1", ProofOfWork.solve(challenge.challenge(), 4)))
                 .isEqualTo("X");
+    }
+
+    @Test
+    void shouldAskAnArgon2idEventForAMemoryHardProofAndRefuseTheSha256Rule() {
+        var challenge = proofs.challenge(42, "m-1", 3, true);
+        assertThat(challenge.algorithm()).isEqualTo("argon2id");
+        assertThat(challenge.argon2()).isEqualTo(new ProofOfWork.Argon2Parameters(1024, 1, 1));
+        assertThat(challenge.challenge()).startsWith("a1.42.").doesNotContain(":");
+
+        // the cheap rule: zero bits of SHA-256 over the same text; whatever its bits, it is not an Argon2id proof
+        String cheap = null;
+        for (long nonce = 0; cheap == null; nonce++) {
+            String candidate = challenge.challenge() + ":" + nonce;
+            if (ProofOfWork.leadingZeroBits(candidate) >= 10
+                    && ProofOfWork.argon2ZeroBits(candidate, challenge.challenge(), 1024, 1) < 3) {
+                cheap = candidate;
+            }
+        }
+        assertThat(proofs.read(42, "m-1", cheap)).isEqualTo("X");
+        String proof = ProofOfWork.solveArgon2(challenge.challenge(), 3, 1024, 1);
+        assertThat(proofs.read(42, "m-1", proof)).isEqualTo("A3");
+        assertThat(proofs.read(42, "m-2", proof)).isEqualTo("X");
+        assertThat(proofs.read(43, "m-1", proof)).isEqualTo("X");
+
+        // a SHA-256 challenge's proof reads P, which gate.lua refuses for an ARGON2ID event (GateScriptTest)
+        assertThat(proofs.read(
+                        42,
+                        "m-1",
+                        ProofOfWork.solve(proofs.challenge(42, "m-1", 8).challenge(), 8)))
+                .isEqualTo("P8");
+        assertThat(proofs.challenge(42, "m-1", 8).algorithm()).isEqualTo("sha256");
+        assertThat(proofs.challenge(42, "m-1", 8).argon2()).isNull();
+    }
+
+    @Test
+    void shouldNotLetAChallengeChangeItsArgon2Parameters() {
+        var challenge = proofs.challenge(42, "m-1", 1, true);
+        // a bot lowering the memory to 64 KiB breaks the MAC: the parameters are signed
+        String cheaper = challenge.challenge().replace(".1024.1.", ".64.1.");
+        assertThat(cheaper).isNotEqualTo(challenge.challenge());
+        assertThat(proofs.read(42, "m-1", ProofOfWork.solveArgon2(cheaper, 1, 64, 1)))
+                .isEqualTo("X");
+    }
+
+    @Test
+    void printWhatArgon2idCosts() {
+        var challenge = proofs.challenge(42, "m-1", 6, true);
+        String proof = ProofOfWork.solveArgon2(challenge.challenge(), 6, 1024, 1);
+        for (int i = 0; i < 20; i++) {
+            proofs.read(42, "m-1", proof); // warm up
+        }
+        int checks = 100;
+        long started = System.nanoTime();
+        for (int i = 0; i < checks; i++) {
+            assertThat(proofs.read(42, "m-1", proof)).isEqualTo("A6");
+        }
+        double verifyMicros = (System.nanoTime() - started) / 1e3 / checks;
+        int solves = 20;
+        started = System.nanoTime();
+        for (int i = 0; i < solves; i++) {
+            ProofOfWork.solveArgon2(proofs.challenge(42, "m-1", 6, true).challenge(), 6, 1024, 1);
+        }
+        System.out.printf(
+                "POW-COST-FIGURE argon2id 1024 KiB, 1 pass, 6 bits (the defaults): the api's check %.0f µs per admission;"
+                        + " a Java solver %.0f ms per solve (mean of %d)%n",
+                verifyMicros, (System.nanoTime() - started) / 1e6 / solves, solves);
     }
 
     @Test

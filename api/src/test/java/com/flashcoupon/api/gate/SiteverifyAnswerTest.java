@@ -27,7 +27,10 @@ class SiteverifyAnswerTest {
                 apps,
                 action,
                 Duration.ofMinutes(2),
-                0.5);
+                0.5,
+                4096,
+                1,
+                4);
     }
 
     private static final HumanCheckProperties STRICT =

@@ -184,7 +184,22 @@ final class Admission {
                         refuse("PROOF_INVALID");
                         return;
                     }
-                    CompletableFuture.supplyAsync(() -> ProofOfWork.solve(text, bits.intValue()), solver)
+                    String algorithm = Json.text(answer.json(), "algorithm", "sha256");
+                    JsonObject argon2 = Json.object(answer.json(), "argon2");
+                    Long memoryKib = argon2 == null ? null : Json.number(argon2, "memoryKiB");
+                    Long iterations = argon2 == null ? null : Json.number(argon2, "iterations");
+                    boolean argon2id = "argon2id".equals(algorithm);
+                    if (!argon2id && !"sha256".equals(algorithm)
+                            || argon2id && (memoryKib == null || iterations == null)) {
+                        refuse("PROOF_INVALID"); // a rule this client does not know
+                        return;
+                    }
+                    CompletableFuture.supplyAsync(
+                                    () -> argon2id
+                                            ? ProofOfWork.solveArgon2id(
+                                                    text, bits.intValue(), memoryKib.intValue(), iterations.intValue())
+                                            : ProofOfWork.solve(text, bits.intValue()),
+                                    solver)
                             .whenComplete((solved, failure) -> {
                                 if (failure != null) {
                                     outcome.completeExceptionally(failure);

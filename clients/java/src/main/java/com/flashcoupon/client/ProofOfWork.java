@@ -3,6 +3,8 @@ package com.flashcoupon.client;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import org.bouncycastle.crypto.generators.Argon2BytesGenerator;
+import org.bouncycastle.crypto.params.Argon2Parameters;
 
 /**
  * The proof of work of docs/http-api.md: a {@code nonce} such that the SHA-256 of {@code <challenge>:<nonce>} starts
@@ -26,6 +28,33 @@ final class ProofOfWork {
             }
             String proof = challenge + ":" + nonce;
             if (zeroBits(sha256.digest(proof.getBytes(StandardCharsets.UTF_8))) >= bits) {
+                return proof;
+            }
+        }
+    }
+
+    /**
+     * The memory-hard rule of an {@code argon2id} challenge: the Argon2id (version 0x13, parallelism 1, 32 bytes) of
+     * {@code <challenge>:<nonce>}, salted with the challenge, starts with at least {@code bits} zero bits.
+     */
+    static String solveArgon2id(String challenge, int bits, int memoryKib, int iterations) {
+        Argon2Parameters parameters = new Argon2Parameters.Builder(Argon2Parameters.ARGON2_id)
+                .withVersion(Argon2Parameters.ARGON2_VERSION_13)
+                .withMemoryAsKB(memoryKib)
+                .withIterations(iterations)
+                .withParallelism(1)
+                .withSalt(challenge.getBytes(StandardCharsets.UTF_8))
+                .build();
+        byte[] hash = new byte[32];
+        for (long nonce = 0; ; nonce++) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("interrupted while solving the proof of work");
+            }
+            String proof = challenge + ":" + nonce;
+            Argon2BytesGenerator argon2 = new Argon2BytesGenerator();
+            argon2.init(parameters);
+            argon2.generateBytes(proof.getBytes(StandardCharsets.UTF_8), hash);
+            if (zeroBits(hash) >= bits) {
                 return proof;
             }
         }

@@ -421,6 +421,30 @@ class ClientFaultTest {
         }
 
         @Test
+        void shouldSolveAnArgon2idChallengeByItsRuleAndParameters() throws Exception {
+            server.on(
+                    "GET",
+                    "/api/v1/coupons/7/challenge",
+                    (exchange, call) -> exchange.json(
+                            200,
+                            "{\"challenge\":\"a1.7.abc\",\"difficultyBits\":3,\"expiresAt\":\"2099-01-01T00:00:00Z\","
+                                    + "\"algorithm\":\"argon2id\","
+                                    + "\"argon2\":{\"memoryKiB\":256,\"iterations\":2,\"parallelism\":1}}"));
+            server.on("POST", ISSUE, (exchange, call) -> {
+                String proof = exchange.header("X-Coupon-Proof");
+                if (proof == null) {
+                    exchange.problem(428, "PROOF_REQUIRED");
+                } else if (!proof.startsWith("a1.7.abc:") || argon2ZeroBits(proof, "a1.7.abc", 256, 2) < 3) {
+                    exchange.problem(403, "PROOF_INVALID");
+                } else {
+                    exchange.json(202, FaultServer.issued(COUPON, 10));
+                }
+            });
+
+            assertThat(claim()).isEqualTo(ClaimResult.issued(COUPON, 10));
+        }
+
+        @Test
         void shouldRegisterTheDevice() throws Exception {
             server.on("PUT", "/api/v1/me/devices/fcm:abc", (exchange, call) -> exchange.json(204, ""));
             client.registerDevice("fcm:abc", Platform.ANDROID).get(30, TimeUnit.SECONDS);
@@ -466,5 +490,22 @@ class ClientFaultTest {
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The api's Argon2id rule (docs/http-api.md), written here apart from the client's solver. */
+    private static int argon2ZeroBits(String proof, String challenge, int memoryKib, int iterations) {
+        byte[] hash = new byte[32];
+        org.bouncycastle.crypto.generators.Argon2BytesGenerator argon2 =
+                new org.bouncycastle.crypto.generators.Argon2BytesGenerator();
+        argon2.init(new org.bouncycastle.crypto.params.Argon2Parameters.Builder(
+                        org.bouncycastle.crypto.params.Argon2Parameters.ARGON2_id)
+                .withVersion(0x13)
+                .withMemoryAsKB(memoryKib)
+                .withIterations(iterations)
+                .withParallelism(1)
+                .withSalt(challenge.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .build());
+        argon2.generateBytes(proof.getBytes(java.nio.charset.StandardCharsets.UTF_8), hash);
+        return ProofOfWork.zeroBits(hash);
     }
 }

@@ -28,6 +28,7 @@ final class ProofsOfWork {
         String path = "/api/v1/coupons/" + couponId + "/challenge";
         String[] challenges = new String[tokens.length];
         int[] bits = new int[tokens.length];
+        int[][] argon2 = new int[tokens.length][]; // memory KiB and passes of an argon2id challenge, null for sha256
         Flux.range(0, tokens.length)
                 .flatMap(
                         m -> http.send(HttpCall.get(path, tokens[m])).doOnNext(answer -> {
@@ -39,13 +40,21 @@ final class ProofsOfWork {
                             }
                             challenges[m] = body.path("challenge").asString();
                             bits[m] = body.path("difficultyBits").asInt();
+                            if ("argon2id".equals(body.path("algorithm").asString())) {
+                                argon2[m] = new int[] {
+                                    body.path("argon2").path("memoryKiB").asInt(),
+                                    body.path("argon2").path("iterations").asInt()
+                                };
+                            }
                         }),
                         64)
                 .blockLast();
         long fetched = System.nanoTime();
         String[] proofs = IntStream.range(0, tokens.length)
                 .parallel()
-                .mapToObj(m -> solve(challenges[m], bits[m]))
+                .mapToObj(m -> argon2[m] == null
+                        ? solve(challenges[m], bits[m])
+                        : solveArgon2id(challenges[m], bits[m], argon2[m][0], argon2[m][1]))
                 .toArray(String[]::new);
         err.printf(
                 Locale.ROOT,
@@ -69,6 +78,29 @@ final class ProofsOfWork {
         for (long nonce = 0; ; nonce++) {
             String proof = challenge + ":" + nonce;
             if (leadingZeroBits(sha256.digest(proof.getBytes(StandardCharsets.UTF_8))) >= bits) {
+                return proof;
+            }
+        }
+    }
+
+    /** The memory-hard rule of an {@code argon2id} challenge (docs/http-api.md). */
+    static String solveArgon2id(String challenge, int bits, int memoryKib, int iterations) {
+        org.bouncycastle.crypto.params.Argon2Parameters parameters =
+                new org.bouncycastle.crypto.params.Argon2Parameters.Builder(
+                                org.bouncycastle.crypto.params.Argon2Parameters.ARGON2_id)
+                        .withVersion(org.bouncycastle.crypto.params.Argon2Parameters.ARGON2_VERSION_13)
+                        .withMemoryAsKB(memoryKib)
+                        .withIterations(iterations)
+                        .withParallelism(1)
+                        .withSalt(challenge.getBytes(StandardCharsets.UTF_8))
+                        .build();
+        byte[] hash = new byte[32];
+        for (long nonce = 0; ; nonce++) {
+            String proof = challenge + ":" + nonce;
+            var argon2 = new org.bouncycastle.crypto.generators.Argon2BytesGenerator();
+            argon2.init(parameters);
+            argon2.generateBytes(proof.getBytes(StandardCharsets.UTF_8), hash);
+            if (leadingZeroBits(hash) >= bits) {
                 return proof;
             }
         }
