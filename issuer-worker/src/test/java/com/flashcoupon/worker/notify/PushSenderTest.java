@@ -246,7 +246,14 @@ class PushSenderTest {
                     Duration.ofMinutes(1), () -> sender.send(push("fcm-stalled")));
 
             assertThat(delivery.kind()).isEqualTo(Delivery.Kind.RETRY);
-            assertThat(fake.receivedFor("fcm-stalled")).hasSize(2);
+            // Each attempt is given up after 500 ms whether or not its request got out: on an idle machine both reach
+            // the server, but under load the second was given up before the HTTP client had written it (a clean-clone
+            // run beside another, load 26: the server saw one). What holds either way: the first reached it, no
+            // attempt hung, and no more than the two attempts allowed were made.
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> !fake.receivedFor("fcm-stalled").isEmpty());
+            assertThat(fake.receivedFor("fcm-stalled")).hasSizeBetween(1, 2);
         }
     }
 
