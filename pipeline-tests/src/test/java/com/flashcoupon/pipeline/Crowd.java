@@ -29,8 +29,16 @@ final class Crowd {
     /** The status of a request that got no HTTP answer at all (connection refused or reset: the api was killed). */
     static final int NO_ANSWER = 0;
 
-    /** One answer: who asked and the status code they got ({@link #NO_ANSWER} for none). */
-    record Answer(String memberId, int status) {}
+    /**
+     * One answer: who asked and the status code they got ({@link #NO_ANSWER} for none, with what the client saw instead
+     * in {@code noAnswer}: a failing test names it).
+     */
+    record Answer(String memberId, int status, String noAnswer) {
+
+        Answer(String memberId, int status) {
+            this(memberId, status, null);
+        }
+    }
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
@@ -93,8 +101,8 @@ final class Crowd {
                                                     .map(text -> new Answer(
                                                             indexed.getT2(),
                                                             response.status().code())))
-                                            .onErrorResume(
-                                                    noAnswer -> Mono.just(new Answer(indexed.getT2(), NO_ANSWER)))),
+                                            .onErrorResume(noAnswer -> Mono.just(
+                                                    new Answer(indexed.getT2(), NO_ANSWER, noAnswer.toString())))),
                             concurrency)
                     .doOnNext(answer -> answered.incrementAndGet())
                     .collectList()
@@ -241,6 +249,13 @@ final class Crowd {
         } finally {
             pool.dispose();
         }
+    }
+
+    /** What the requests that got no answer saw instead, counted: for a failing assertion's message. */
+    static Map<String, Long> noAnswers(List<Answer> answers) {
+        return answers.stream()
+                .filter(answer -> answer.status() == NO_ANSWER)
+                .collect(Collectors.groupingBy(Answer::noAnswer, Collectors.counting()));
     }
 
     static Map<Integer, Long> countByStatus(List<Answer> answers) {

@@ -72,7 +72,9 @@ class PipelineTest {
 
         assertThat(answers).hasSize(5_000);
         Map<Integer, Long> byStatus = Crowd.countByStatus(answers);
-        assertThat(byStatus.keySet()).isSubsetOf(200, 202, 409);
+        assertThat(byStatus.keySet())
+                .as("statuses %s; no answer: %s", byStatus, Crowd.noAnswers(answers))
+                .isSubsetOf(200, 202, 409);
         assertThat(byStatus.get(202)).isEqualTo(1_000);
         Set<String> accepted = acceptedMembers(answers);
         assertThat(accepted).hasSize(1_000);
