@@ -145,50 +145,42 @@ public class ProofOfWork {
         String challenge = colon < 0 ? proof : proof.substring(0, colon);
         String[] parts = challenge.split("\\.", -1);
         String nonce = colon < 0 ? "" : proof.substring(colon + 1);
-        if (parts.length == 8 && ARGON2_VERSION.equals(parts[0])) {
-            return readArgon2(couponId, member, proof, challenge, parts, nonce);
-        }
-        if (parts.length != 6 || !VERSION.equals(parts[0])) {
+        boolean argon2id = parts.length == 8 && ARGON2_VERSION.equals(parts[0]);
+        if (!argon2id && (parts.length != 6 || !VERSION.equals(parts[0]))) {
             return "?";
         }
         try {
-            String body = challenge.substring(0, challenge.lastIndexOf('.'));
-            boolean signed = MessageDigest.isEqual(
-                    mac(member, body).getBytes(StandardCharsets.US_ASCII),
-                    parts[5].getBytes(StandardCharsets.US_ASCII));
             int bits = Integer.parseInt(parts[3]);
-            boolean valid = signed
-                    && Long.parseLong(parts[1]) == couponId
-                    && Long.parseLong(parts[2]) > clock.instant().getEpochSecond()
-                    && !nonce.isEmpty()
-                    && nonce.length() <= MAX_NONCE
-                    && leadingZeroBits(proof) >= bits;
-            return valid ? "P" + bits : "X";
+            // the cheap checks first, the same for both puzzles: only a signed, current proof of this event costs the
+            // server its hash (one SHA-256, or one Argon2id: A<bits>, which gate.lua accepts for an ARGON2ID event)
+            if (!signedAndCurrent(couponId, member, challenge, parts, nonce)) {
+                return "X";
+            }
+            if (argon2id) {
+                int memoryKib = Integer.parseInt(parts[4]);
+                int iterations = Integer.parseInt(parts[5]);
+                return argon2ZeroBits(proof, challenge, memoryKib, iterations) >= bits ? "A" + bits : "X";
+            }
+            return leadingZeroBits(proof) >= bits ? "P" + bits : "X";
         } catch (NumberFormatException malformed) {
             return "X";
         }
     }
 
-    /** {@code A<bits>} for a valid Argon2id proof (gate.lua accepts it for an ARGON2ID event only), else {@code X}. */
-    private String readArgon2(
-            long couponId, String member, String proof, String challenge, String[] parts, String nonce) {
-        try {
-            String body = challenge.substring(0, challenge.lastIndexOf('.'));
-            boolean signed = MessageDigest.isEqual(
-                    mac(member, body).getBytes(StandardCharsets.US_ASCII),
-                    parts[7].getBytes(StandardCharsets.US_ASCII));
-            int bits = Integer.parseInt(parts[3]);
-            // the cheap checks first: only a signed, current proof of this event costs the server its one hash
-            boolean valid = signed
-                    && Long.parseLong(parts[1]) == couponId
-                    && Long.parseLong(parts[2]) > clock.instant().getEpochSecond()
-                    && !nonce.isEmpty()
-                    && nonce.length() <= MAX_NONCE
-                    && argon2ZeroBits(proof, challenge, Integer.parseInt(parts[4]), Integer.parseInt(parts[5])) >= bits;
-            return valid ? "A" + bits : "X";
-        } catch (NumberFormatException malformed) {
-            return "X";
-        }
+    /**
+     * Whether a challenge is ours for this member (its MAC, the last part), for this event, not expired, and answered
+     * with a nonce of an allowed length.
+     */
+    private boolean signedAndCurrent(long couponId, String member, String challenge, String[] parts, String nonce) {
+        String body = challenge.substring(0, challenge.lastIndexOf('.'));
+        boolean signed = MessageDigest.isEqual(
+                mac(member, body).getBytes(StandardCharsets.US_ASCII),
+                parts[parts.length - 1].getBytes(StandardCharsets.US_ASCII));
+        return signed
+                && Long.parseLong(parts[1]) == couponId
+                && Long.parseLong(parts[2]) > clock.instant().getEpochSecond()
+                && !nonce.isEmpty()
+                && nonce.length() <= MAX_NONCE;
     }
 
     /**

@@ -17,7 +17,8 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 @ApiTest
 class StockShardsAdminTest extends ApiTestBase {
 
-    private static Map<String, Object> inAnHour() {
+    /** An event of 100 coupons opening in an hour, one stock shard unless the test adds {@code stockShards}. */
+    static Map<String, Object> inAnHour() {
         return new HashMap<>(Map.of(
                 "name",
                 "Sharded",

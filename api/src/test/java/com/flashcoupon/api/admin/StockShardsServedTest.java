@@ -6,8 +6,6 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.StockShards;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -38,18 +36,10 @@ class StockShardsServedTest extends ApiTestBase {
         assertThat(sum).isEqualTo(100);
     }
 
-    private Map<String, Object> event(int shards) {
-        return Map.of(
-                "name",
-                "Sharded",
-                "totalQuantity",
-                100,
-                "openAt",
-                Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
-                "issueRatePerSecond",
-                10,
-                "stockShards",
-                shards);
+    private static Map<String, Object> event(int shards) {
+        Map<String, Object> body = StockShardsAdminTest.inAnHour();
+        body.put("stockShards", shards);
+        return body;
     }
 
     @Test

@@ -77,14 +77,7 @@ class DrawBeaconTest extends FairStartTestBase {
         byte[] seed = HEX.parseHex((String) record.get("seed"));
         byte[] root = HEX.parseHex((String) record.get("entrantsRoot"));
         byte[] key = DrawRules.beaconKey(seed, HEX.parseHex(randomness(round)));
-        String list = client().get()
-                .uri("/public/v1/coupons/{id}/draw/entrants", id)
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(String.class)
-                .returnResult()
-                .getResponseBody();
+        String list = publicText("/public/v1/coupons/{id}/draw/entrants", id);
         List<String> lines = List.of(list.split("\n")).subList(1, members.size() + 1);
         for (String line : lines) {
             String[] fields = line.split("\t");

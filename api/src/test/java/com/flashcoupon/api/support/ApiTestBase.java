@@ -39,15 +39,19 @@ public abstract class ApiTestBase {
 
     /** The {@code paths} of the generated OpenAPI document ({@code /v3/api-docs}, no token needed). */
     protected JsonNode openApiPaths() {
-        String body = client().get()
-                .uri("/v3/api-docs")
+        return JsonMapper.builder().build().readTree(publicText("/v3/api-docs")).path("paths");
+    }
+
+    /** The body of a GET that needs no token, expected to answer 200. */
+    protected String publicText(String uri, Object... variables) {
+        return client().get()
+                .uri(uri, variables)
                 .exchange()
                 .expectStatus()
                 .isOk()
                 .expectBody(String.class)
                 .returnResult()
                 .getResponseBody();
-        return JsonMapper.builder().build().readTree(body).path("paths");
     }
 
     /** Creates an open coupon through the admin API and returns its id. */

@@ -10,12 +10,15 @@ import org.bouncycastle.crypto.params.Argon2Parameters;
  * The proof of work of docs/http-api.md: a {@code nonce} such that the SHA-256 of {@code <challenge>:<nonce>} starts
  * with at least {@code bits} zero bits; {@code <challenge>:<nonce>} is sent as {@code X-Coupon-Proof}. Run off the
  * caller's thread (the client's solver thread): 16 bits take about 65,000 hashes, a fraction of a second on a phone.
+ * {@link FlashCouponClient} solves its challenges itself; these are public for callers that fetch challenges their own
+ * way (the project's load generator does, for a whole crowd at once).
  */
-final class ProofOfWork {
+public final class ProofOfWork {
 
     private ProofOfWork() {}
 
-    static String solve(String challenge, int bits) {
+    /** The first {@code <challenge>:<nonce>}, nonce from 0 up, whose SHA-256 starts with {@code bits} zero bits. */
+    public static String solve(String challenge, int bits) {
         MessageDigest sha256;
         try {
             sha256 = MessageDigest.getInstance("SHA-256");
@@ -37,7 +40,7 @@ final class ProofOfWork {
      * The memory-hard rule of an {@code argon2id} challenge: the Argon2id (version 0x13, parallelism 1, 32 bytes) of
      * {@code <challenge>:<nonce>}, salted with the challenge, starts with at least {@code bits} zero bits.
      */
-    static String solveArgon2id(String challenge, int bits, int memoryKib, int iterations) {
+    public static String solveArgon2id(String challenge, int bits, int memoryKib, int iterations) {
         Argon2Parameters parameters = new Argon2Parameters.Builder(Argon2Parameters.ARGON2_id)
                 .withVersion(Argon2Parameters.ARGON2_VERSION_13)
                 .withMemoryAsKB(memoryKib)

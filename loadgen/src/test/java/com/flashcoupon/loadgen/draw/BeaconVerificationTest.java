@@ -2,10 +2,8 @@ package com.flashcoupon.loadgen.draw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Instant;
@@ -40,20 +38,13 @@ class BeaconVerificationTest {
     private static final String SIGNATURE = HEX.formatHex(sha256("a BLS signature".getBytes(StandardCharsets.UTF_8)));
     private static final String RANDOMNESS = HEX.formatHex(sha256(HEX.parseHex(SIGNATURE)));
 
-    private final Map<String, String> served = new ConcurrentHashMap<>();
-    private HttpServer server;
+    private ServedPaths server;
+    private Map<String, String> served;
 
     @BeforeEach
     void serve() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            String body = served.get(exchange.getRequestURI().getPath());
-            byte[] bytes = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
-            exchange.getResponseBody().write(bytes);
-            exchange.close();
-        });
-        server.start();
+        server = new ServedPaths();
+        served = server.bodies;
         serveDraw(ROUND, RANDOMNESS, SIGNATURE, RANDOMNESS);
         served.put("/beacon/info", "{\"period\":30,\"genesis_time\":" + GENESIS + "}");
         served.put(
@@ -63,7 +54,7 @@ class BeaconVerificationTest {
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        server.close();
     }
 
     @Test
@@ -102,7 +93,7 @@ class BeaconVerificationTest {
     }
 
     private String beacon() {
-        return "http://127.0.0.1:" + server.getAddress().getPort() + "/beacon";
+        return server.url() + "/beacon";
     }
 
     /** The worked example's entrants drawn with the key SHA-256(seed || {@code drawnWith}), published as given. */
@@ -173,7 +164,7 @@ class BeaconVerificationTest {
     private String verify(boolean publicPath, String... extra) throws InterruptedException {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
-        String base = "http://127.0.0.1:" + server.getAddress().getPort();
+        String base = server.url();
         List<String> args =
                 new ArrayList<>(publicPath ? List.of("--public", base, "42") : List.of("42", "--api", base));
         args.addAll(List.of(extra));

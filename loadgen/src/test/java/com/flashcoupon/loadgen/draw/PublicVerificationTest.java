@@ -2,14 +2,11 @@ package com.flashcoupon.loadgen.draw;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -36,32 +33,20 @@ class PublicVerificationTest {
              "placed":3,"seed":"000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
              "functionVersion":2,"entrantsPath":"/public/v1/coupons/42/draw/entrants"}""";
 
-    private final Map<String, String> served = new ConcurrentHashMap<>();
-    private final List<String> authorizations = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private HttpServer server;
+    private ServedPaths server;
+    private Map<String, String> served;
 
     @BeforeEach
     void serve() throws Exception {
-        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", exchange -> {
-            String auth = exchange.getRequestHeaders().getFirst("Authorization");
-            if (auth != null) {
-                authorizations.add(auth);
-            }
-            String body = served.get(exchange.getRequestURI().getPath());
-            byte[] bytes = (body == null ? "{}" : body).getBytes(StandardCharsets.UTF_8);
-            exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
-            exchange.getResponseBody().write(bytes);
-            exchange.close();
-        });
-        server.start();
+        server = new ServedPaths();
+        served = server.bodies;
         served.put("/public/v1/coupons/42/draw", RECORD.formatted(COMMITMENT));
         served.put("/public/v1/coupons/42/draw/entrants", LIST);
     }
 
     @AfterEach
     void stop() {
-        server.stop(0);
+        server.close();
     }
 
     @Test
@@ -70,7 +55,7 @@ class PublicVerificationTest {
         assertThat(verify("--commitment", COMMITMENT.toUpperCase()))
                 .startsWith("0 ")
                 .contains("the one saved earlier");
-        assertThat(authorizations).isEmpty();
+        assertThat(server.authorizations).isEmpty();
     }
 
     @Test
@@ -101,8 +86,7 @@ class PublicVerificationTest {
     private String verify(String... extra) throws InterruptedException {
         var out = new ByteArrayOutputStream();
         var err = new ByteArrayOutputStream();
-        List<String> args = new java.util.ArrayList<>(
-                List.of("--public", "http://127.0.0.1:" + server.getAddress().getPort(), "42"));
+        List<String> args = new java.util.ArrayList<>(List.of("--public", server.url(), "42"));
         args.addAll(List.of(extra));
         int status = new VerifyDrawCommand(
                         new PrintStream(out, true, StandardCharsets.UTF_8),

@@ -1,4 +1,4 @@
-package com.flashcoupon.loadgen.crowd;
+package com.flashcoupon.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,12 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import org.junit.jupiter.api.Test;
 
-/** The crowd's solver finds what the api checks: a proof whose SHA-256 starts with the asked zero bits. */
-class ProofsOfWorkTest {
+/** The solver finds what the api checks: a proof whose SHA-256 starts with the asked zero bits. */
+class ProofOfWorkTest {
 
     @Test
     void shouldFindAProofWithTheAskedLeadingZeroBits() throws Exception {
-        String proof = ProofsOfWork.solve("v1.42.1795740180.10.c2FsdA.bWFj", 10);
+        String proof = ProofOfWork.solve("v1.42.1795740180.10.c2FsdA.bWFj", 10);
 
         assertThat(proof).startsWith("v1.42.1795740180.10.c2FsdA.bWFj:");
         byte[] digest = MessageDigest.getInstance("SHA-256").digest(proof.getBytes(StandardCharsets.UTF_8));
@@ -21,8 +21,8 @@ class ProofsOfWorkTest {
 
     @Test
     void shouldCountLeadingZeroBits() {
-        assertThat(ProofsOfWork.leadingZeroBits(new byte[] {0, 0x10, 1})).isEqualTo(11);
-        assertThat(ProofsOfWork.leadingZeroBits(new byte[] {(byte) 0x80})).isZero();
-        assertThat(ProofsOfWork.leadingZeroBits(new byte[] {0, 0})).isEqualTo(16);
+        assertThat(ProofOfWork.zeroBits(new byte[] {0, 0x10, 1})).isEqualTo(11);
+        assertThat(ProofOfWork.zeroBits(new byte[] {(byte) 0x80})).isZero();
+        assertThat(ProofOfWork.zeroBits(new byte[] {0, 0})).isEqualTo(16);
     }
 }
