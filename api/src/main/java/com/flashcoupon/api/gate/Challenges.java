@@ -6,11 +6,13 @@ import com.flashcoupon.contract.CouponKeys;
 import java.time.Clock;
 import java.util.List;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.security.oauth2.jwt.Jwt;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
 /**
- * {@code GET /api/v1/coupons/{id}/challenge}: a challenge of the event's difficulty, read from its Redis meta (one
+ * {@code GET /api/v1/coupons/{id}/challenge}: a challenge of the event's difficulty (raised by the member's risk:
+ * {@link RiskDifficulty}), read from its Redis meta (one
  * HMGET, no MySQL: members ask it in a crowd), the event mirrored again from MySQL when Redis lost it. Before the
  * event's {@code announceAt} it answers 404 COUPON_NOT_FOUND, exactly as for an id that does not exist (the coupon
  * read and the admission do the same), and an id MySQL does not know is remembered as such for a few seconds.
@@ -21,16 +23,26 @@ class Challenges {
     private final ReactiveStringRedisTemplate redis;
     private final CouponMirror mirror;
     private final ProofOfWork proofs;
+    private final RiskDifficulty risk;
     private final Clock clock;
 
-    Challenges(ReactiveStringRedisTemplate redis, CouponMirror mirror, ProofOfWork proofs, Clock clock) {
+    Challenges(
+            ReactiveStringRedisTemplate redis,
+            CouponMirror mirror,
+            ProofOfWork proofs,
+            RiskDifficulty risk,
+            Clock clock) {
         this.redis = redis;
         this.mirror = mirror;
         this.proofs = proofs;
+        this.risk = risk;
         this.clock = clock;
     }
 
-    Mono<ProofOfWork.Challenge> challenge(long couponId, String member) {
+    /** A challenge for the member (the token's subject), as hard as the event and the member's risk ask. */
+    Mono<ProofOfWork.Challenge> challenge(long couponId, Jwt jwt) {
+        String member = jwt.getSubject();
+        int level = risk.level(jwt);
         // the request was charged to the member's overall allowance by the rate limit filter already
         return gate(couponId)
                 .switchIfEmpty(Mono.defer(() -> mirror.restoreOrNotFound(couponId, Mono.empty())
@@ -44,7 +56,8 @@ class Challenges {
                                                 : coupon.announceAt().toEpochMilli())))))
                 .filter(gate -> gate.announceAt() <= clock.millis())
                 .switchIfEmpty(Mono.error(() -> ApiException.couponNotFound(couponId)))
-                .map(gate -> proofs.challenge(couponId, member, gate.bits(), gate.argon2id()));
+                .map(gate -> proofs.challenge(
+                        couponId, member, risk.bits(gate.bits(), gate.argon2id(), level), gate.argon2id()));
     }
 
     /** The event's difficulty (0 when it asks for no proof of work) and from when members may see it (epoch ms). */

@@ -85,6 +85,6 @@ class GateController {
     })
     @GetMapping("/api/v1/coupons/{couponId}/challenge")
     Mono<ProofOfWork.Challenge> challenge(@PathVariable @Positive long couponId, @AuthenticationPrincipal Jwt jwt) {
-        return challenges.challenge(couponId, jwt.getSubject());
+        return challenges.challenge(couponId, jwt);
     }
 }

@@ -41,6 +41,11 @@ import org.springframework.validation.annotation.Validated;
  * @param argon2Iterations its passes over that memory ({@code COUPON_HUMAN_CHECK_ARGON2_ITERATIONS})
  * @param argon2DefaultDifficultyBits its leading zero bits when an ARGON2ID event names none: a solver makes about
  *     2^bits tries ({@code COUPON_HUMAN_CHECK_ARGON2_DEFAULT_DIFFICULTY_BITS})
+ * @param riskClaim the member token's claim that rates the account's risk ({@code COUPON_HUMAN_CHECK_RISK_CLAIM}): a
+ *     level 0 to 3 ({@code low}, {@code medium}, {@code high} also read as 0, 1, 2); absent or unreadable: 0. Empty: no
+ *     claim is read
+ * @param riskExtraBits the zero bits a proof of work asks for on top of the event's per level of that risk
+ *     ({@code COUPON_HUMAN_CHECK_RISK_EXTRA_BITS}): each bit doubles the work of a SHA-256 or Argon2id solver
  */
 @Validated
 @ConfigurationProperties("coupon.human-check")
@@ -61,12 +66,15 @@ public record HumanCheckProperties(
 
         @DefaultValue("1024") @Min(64) @Max(262144) int argon2MemoryKib,
         @DefaultValue("1") @Min(1) @Max(10) int argon2Iterations,
-        @DefaultValue("6") @Min(0) @Max(16) int argon2DefaultDifficultyBits) {
+        @DefaultValue("6") @Min(0) @Max(16) int argon2DefaultDifficultyBits,
+        @DefaultValue("coupon_risk") String riskClaim,
+        @DefaultValue("2") @Min(0) @Max(8) int riskExtraBits) {
 
     public HumanCheckProperties {
         allowedHostnames = clean(allowedHostnames);
         allowedAppPackages = clean(allowedAppPackages);
         expectedAction = expectedAction == null ? "" : expectedAction.strip();
+        riskClaim = riskClaim == null ? "" : riskClaim.strip();
     }
 
     private static List<String> clean(List<String> entries) {

@@ -7,16 +7,9 @@ import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.api.support.Tokens;
 import com.flashcoupon.contract.CouponKeys;
-import com.nimbusds.jose.JWSAlgorithm;
-import com.nimbusds.jose.JWSHeader;
-import com.nimbusds.jose.crypto.MACSigner;
-import com.nimbusds.jwt.JWTClaimsSet;
-import com.nimbusds.jwt.SignedJWT;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -95,19 +88,7 @@ class EligibilityApiTest extends ApiTestBase {
     }
 
     static String token(String subject, Map<String, Object> claims) {
-        try {
-            var builder = new JWTClaimsSet.Builder()
-                    .subject(subject)
-                    .claim("roles", List.of())
-                    .issueTime(new Date())
-                    .expirationTime(Date.from(Instant.now().plusSeconds(3600)));
-            claims.forEach(builder::claim);
-            var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), builder.build());
-            jwt.sign(new MACSigner(Tokens.SECRET.getBytes(StandardCharsets.UTF_8)));
-            return jwt.serialize();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return Tokens.member(subject, claims);
     }
 
     @Test

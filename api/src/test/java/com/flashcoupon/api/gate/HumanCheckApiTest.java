@@ -226,6 +226,29 @@ class HumanCheckApiTest extends ApiTestBase {
     }
 
     @Test
+    void shouldAskMoreWorkOfARiskierAccountAndNotLetItUseAnEasierChallenge() {
+        long id = event(Map.of("type", "PROOF_OF_WORK", "difficultyBits", 6));
+        Map<?, ?> risky = client().get()
+                .uri("/api/v1/coupons/{id}/challenge", id)
+                .header("Authorization", "Bearer " + Tokens.member("m-risky", Map.of("coupon_risk", "high")))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        // two levels of 2 bits each on top of the event's 6 (COUPON_HUMAN_CHECK_RISK_EXTRA_BITS); a trusted account, or
+        // one whose token says nothing of its risk, gets the event's own
+        assertThat(risky.get("difficultyBits")).isEqualTo(10);
+        assertThat(challenge(id, "m-trusted").get("difficultyBits")).isEqualTo(6);
+
+        // an easier challenge is someone else's: it fails its signature for the risky member
+        expectProblem(ask(id, "m-risky", solved(id, "m-trusted")), 403, "PROOF_INVALID");
+        String proof = ProofOfWork.solve((String) risky.get("challenge"), 10);
+        ask(id, "m-risky", proof).expectStatus().isAccepted();
+    }
+
+    @Test
     void shouldRefuseAnExpiredChallenge() {
         long id = event(Map.of("type", "PROOF_OF_WORK", "difficultyBits", 1));
         String proof = solved(id, "m-1");

@@ -32,7 +32,9 @@ class ProofOfWorkTest {
                     0.5,
                     1024,
                     1,
-                    4),
+                    4,
+                    "coupon_risk",
+                    2),
             Clock.fixed(NOW, ZoneOffset.UTC),
             false);
 
@@ -68,7 +70,9 @@ class ProofOfWorkTest {
                         0.5,
                         1024,
                         1,
-                        4),
+                        4,
+                        "coupon_risk",
+                        2),
                 Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC),
                 false);
 

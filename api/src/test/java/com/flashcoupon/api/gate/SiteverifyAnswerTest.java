@@ -30,7 +30,9 @@ class SiteverifyAnswerTest {
                 0.5,
                 4096,
                 1,
-                4);
+                4,
+                "coupon_risk",
+                2);
     }
 
     private static final HumanCheckProperties STRICT =

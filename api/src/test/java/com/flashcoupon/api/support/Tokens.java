@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 
 /** Bearer tokens signed with the tests' HMAC secret; no server needed, so slice tests use them too. */
 public final class Tokens {
@@ -20,6 +21,23 @@ public final class Tokens {
 
     public static String member(String memberId) {
         return token(memberId, List.of(), Instant.now().plusSeconds(3600));
+    }
+
+    /** A member's token that carries {@code claims} too (eligibility claims, the account's risk). */
+    public static String member(String memberId, Map<String, Object> claims) {
+        try {
+            var builder = new JWTClaimsSet.Builder()
+                    .subject(memberId)
+                    .claim("roles", List.of())
+                    .issueTime(new Date())
+                    .expirationTime(Date.from(Instant.now().plusSeconds(3600)));
+            claims.forEach(builder::claim);
+            var jwt = new SignedJWT(new JWSHeader(JWSAlgorithm.HS256), builder.build());
+            jwt.sign(new MACSigner(SECRET.getBytes(StandardCharsets.UTF_8)));
+            return jwt.serialize();
+        } catch (JOSEException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public static String admin() {

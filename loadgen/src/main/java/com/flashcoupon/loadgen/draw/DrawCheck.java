@@ -46,20 +46,7 @@ public final class DrawCheck {
             long entrants,
             long placed,
             long firstSequence,
-            Beacon beacon) {
-
-        public Published(
-                long couponId,
-                long totalQuantity,
-                String commitment,
-                String seed,
-                String entrantsDigest,
-                long entrants,
-                long placed,
-                long firstSequence) {
-            this(couponId, totalQuantity, commitment, seed, entrantsDigest, entrants, placed, firstSequence, null);
-        }
-    }
+            Beacon beacon) {}
 
     /**
      * The randomness beacon round a draw of function 3 mixed in, as published with it: the ticket key is SHA-256(seed

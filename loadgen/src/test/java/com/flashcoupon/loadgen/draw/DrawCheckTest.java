@@ -17,7 +17,7 @@ class DrawCheckTest {
     private static final String DIGEST = "bcc786024cb8325592320742b593a12cf411ebac67314e8b2901ae736a099542";
 
     private static final DrawCheck.Published PUBLISHED =
-            new DrawCheck.Published(42, 3, COMMITMENT, SEED, DIGEST, 5, 3, 1);
+            new DrawCheck.Published(42, 3, COMMITMENT, SEED, DIGEST, 5, 3, 1, null);
 
     /** The export's lines: places 1, 2, 3 to m-2, m-10, m-3 (their tickets are the lowest). */
     private static List<DrawCheck.Entrant> entrants() {
@@ -58,7 +58,7 @@ class DrawCheckTest {
 
     @Test
     void shouldFailTheCommitmentWhenOneSeedByteIsChanged() {
-        var tampered = new DrawCheck.Published(42, 3, COMMITMENT, "01" + SEED.substring(2), DIGEST, 5, 3, 1);
+        var tampered = new DrawCheck.Published(42, 3, COMMITMENT, "01" + SEED.substring(2), DIGEST, 5, 3, 1, null);
 
         List<String> differences = DrawCheck.differences(tampered, entrants(), wallets());
         assertThat(differences.getFirst()).contains("not the commitment published at creation");
@@ -116,7 +116,7 @@ class DrawCheckTest {
 
     @Test
     void shouldFailWhenTheDrawPlacedFewerThanItHadCoupons() {
-        var fewer = new DrawCheck.Published(42, 4, COMMITMENT, SEED, DIGEST, 5, 3, 1);
+        var fewer = new DrawCheck.Published(42, 4, COMMITMENT, SEED, DIGEST, 5, 3, 1, null);
 
         assertThat(DrawCheck.differences(fewer, entrants(), wallets()).getFirst())
                 .isEqualTo("the draw placed 3 of 5 entrants for 4 coupons; it should have placed 4");
