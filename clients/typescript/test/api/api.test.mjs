@@ -81,6 +81,16 @@ test('a proof of work is solved and sent', async () => {
   assert.ok(updates.some((u) => u.phase === 'SOLVING_PROOF'));
 });
 
+test('a memory-hard proof of work (Argon2id) is solved and sent', async () => {
+  // the api refuses a SHA-256 proof for an ARGON2ID event: issued means hash-wasm solved the puzzle the challenge named
+  const coupon = await createCoupon({ humanCheck: { type: 'ARGON2ID', difficultyBits: 4 } });
+  const updates = [];
+  const result = await client('ts-argon-prover').claim(coupon, { onUpdate: (u) => updates.push(u) });
+  assert.equal(result.outcome, 'ISSUED');
+  assert.equal(result.walletCouponId, await walletId('ts-argon-prover', coupon));
+  assert.ok(updates.some((u) => u.phase === 'SOLVING_PROOF'));
+});
+
 test('a fair start: the draw places two of five, the others are told SOLD_OUT', async () => {
   // the window opens a few seconds ahead, so that the members (who wait for it) all ask within it
   const openAt = secondsFromNow(4);

@@ -134,6 +134,21 @@ class ClientsAgainstTheApiTest {
         }
 
         @Test
+        void shouldSolveAMemoryHardProofOfWorkWhenTheEventAsksArgon2id() {
+            long coupon = stack.createCoupon(Map.of("humanCheck", "{\"type\":\"ARGON2ID\",\"difficultyBits\":4}"));
+            List<ClaimUpdate> updates = new CopyOnWriteArrayList<>();
+
+            ClaimResult result =
+                    client("argon-prover").claim(coupon, updates::add).join();
+
+            // the api refuses a SHA-256 proof for such an event (ProofOfWorkTest): issued means the client solved the
+            // Argon2id puzzle under the parameters the challenge named
+            assertThat(result.isIssued()).isTrue();
+            assertThat(result.walletCouponId()).isEqualTo(stack.walletOf(coupon, "argon-prover"));
+            assertThat(updates).anyMatch(update -> update.phase() == ClaimUpdate.Phase.SOLVING_PROOF);
+        }
+
+        @Test
         void shouldFollowAFairStartsDrawToItsOutcome() {
             // the window opens a few seconds ahead, so that the members (who wait for it) all ask within it, however
             // slowly this machine creates the event
