@@ -259,6 +259,10 @@ public class ScriptConnection implements SmartLifecycle {
             connected = new Connected(client, connection);
             waits.clear();
             if (old != null) {
+                // a connection replaced is a change as a reconnect of the same one is; this one's own connect event
+                // came before it was watched, so it is counted here (a call that found the old one closed while
+                // Lettuce was still reconnecting it took this path, and the epoch rose once instead of twice)
+                epoch.incrementAndGet();
                 old.connection().closeAsync();
             }
         } catch (RuntimeException e) {
