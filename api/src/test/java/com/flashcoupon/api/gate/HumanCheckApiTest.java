@@ -161,9 +161,13 @@ class HumanCheckApiTest extends ApiTestBase {
     }
 
     private Map<?, ?> challenge(long id, String member) {
+        return challengeWith(id, Tokens.member(member));
+    }
+
+    private Map<?, ?> challengeWith(long id, String token) {
         return client().get()
                 .uri("/api/v1/coupons/{id}/challenge", id)
-                .header("Authorization", "Bearer " + Tokens.member(member))
+                .header("Authorization", "Bearer " + token)
                 .exchange()
                 .expectStatus()
                 .isOk()
@@ -228,15 +232,7 @@ class HumanCheckApiTest extends ApiTestBase {
     @Test
     void shouldAskMoreWorkOfARiskierAccountAndNotLetItUseAnEasierChallenge() {
         long id = event(Map.of("type", "PROOF_OF_WORK", "difficultyBits", 6));
-        Map<?, ?> risky = client().get()
-                .uri("/api/v1/coupons/{id}/challenge", id)
-                .header("Authorization", "Bearer " + Tokens.member("m-risky", Map.of("coupon_risk", "high")))
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> risky = challengeWith(id, Tokens.member("m-risky", Map.of("coupon_risk", "high")));
         // two levels of 2 bits each on top of the event's 6 (COUPON_HUMAN_CHECK_RISK_EXTRA_BITS); a trusted account, or
         // one whose token says nothing of its risk, gets the event's own
         assertThat(risky.get("difficultyBits")).isEqualTo(10);
