@@ -117,6 +117,56 @@ class DeploymentFilesTest {
                 .contains("No SASL/SCRAM here");
     }
 
+    /**
+     * Three MySQL users, none shared (security N5): the migrations' one made at the server's first start, the apps'
+     * with their grants by the one-shot mysql-grants (the same files MySqlUsersTest checks); the api migrates, the
+     * worker never does and waits for the api; each password is required, none from this repository.
+     */
+    @Test
+    void eachAppWorksAsItsOwnMySqlUserAndOnlyTheApiMigrates() throws IOException {
+        Map<String, String> api = environment(service("api"));
+        Map<String, String> worker = environment(service("worker"));
+        Map<String, String> grants = environment(service("mysql-grants"));
+        Map<String, String> mysql = environment(service("mysql"));
+
+        assertThat(api).containsEntry("COUPON_DB_USER", "coupon_api");
+        assertThat(worker).containsEntry("COUPON_DB_USER", "coupon_worker").containsEntry("COUPON_DB_MIGRATE", "false");
+        assertThat(worker).as("the worker migrates nothing").doesNotContainKey("COUPON_DB_MIGRATION_USER");
+        assertThat(api.get("COUPON_DB_MIGRATION_USER"))
+                .as("the api's Flyway user, made at MySQL's first start")
+                .isEqualTo(mysql.get("COUPON_DB_MIGRATION_USER"))
+                .isNotIn(api.get("COUPON_DB_USER"), worker.get("COUPON_DB_USER"));
+        assertThat(api.get("COUPON_DB_MIGRATION_PASSWORD")).isEqualTo(mysql.get("COUPON_DB_MIGRATION_PASSWORD"));
+        assertThat(grants)
+                .containsEntry("COUPON_DB_API_USER", api.get("COUPON_DB_USER"))
+                .containsEntry("COUPON_DB_API_PASSWORD", api.get("COUPON_DB_PASSWORD"))
+                .containsEntry("COUPON_DB_WORKER_USER", worker.get("COUPON_DB_USER"))
+                .containsEntry("COUPON_DB_WORKER_PASSWORD", worker.get("COUPON_DB_PASSWORD"));
+        for (String password : List.of(
+                api.get("COUPON_DB_PASSWORD"),
+                worker.get("COUPON_DB_PASSWORD"),
+                api.get("COUPON_DB_MIGRATION_PASSWORD"))) {
+            assertThat(password)
+                    .as("a required MySQL password")
+                    .matches("\\$\\{COUPON_DB_[A-Z]+_PASSWORD:\\?[^}]*\\S[^}]*}");
+        }
+        assertThat(String.valueOf(service("mysql-grants").get("command")))
+                .contains("/flash-coupon/bin/lib/mysql-users.sh apps coupon");
+        assertThat(String.valueOf(service("mysql").get("volumes")))
+                .contains("./deploy/compose/mysql-init.sh:/docker-entrypoint-initdb.d/")
+                .contains("./bin/lib/mysql-users.sh:/flash-coupon/bin/lib/mysql-users.sh:ro")
+                .contains("./deploy/mysql-migration-user.sql:/flash-coupon/deploy/mysql-migration-user.sql:ro");
+        assertThat(Files.readString(ROOT.resolve("deploy/compose/mysql-init.sh")))
+                .contains("mysql-users.sh migration coupon");
+        assertThat(Files.isExecutable(ROOT.resolve("deploy/compose/mysql-init.sh")))
+                .as("the mysql image runs an executable init script; one it is not, it sources into its own shell")
+                .isTrue();
+        assertThat(service("worker").get("depends_on"))
+                .as("the worker starts once the api has migrated")
+                .asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+                .containsEntry("api", Map.of("condition", "service_healthy"));
+    }
+
     /** The api keeps fair starts' seeds encrypted with the draw key and does not start without it: compose asks for it. */
     @Test
     void theApiGetsARequiredDrawSeedKey() throws IOException {
