@@ -3,10 +3,8 @@ package com.flashcoupon.api.gate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,23 +16,7 @@ class ProofOfWorkTest {
     private static final Instant NOW = Instant.parse("2026-11-26T00:00:00Z");
 
     private final ProofOfWork proofs = new ProofOfWork(
-            new HumanCheckProperties(
-                    "a-secret-of-at-least-32-bytes-for-the-tests",
-                    Duration.ofSeconds(120),
-                    16,
-                    "",
-                    "",
-                    Duration.ofSeconds(2),
-                    List.of(),
-                    List.of(),
-                    "",
-                    Duration.ofMinutes(5),
-                    0.5,
-                    1024,
-                    1,
-                    4,
-                    "coupon_risk",
-                    2),
+            HumanCheckSettings.signedWith("a-secret-of-at-least-32-bytes-for-the-tests"),
             Clock.fixed(NOW, ZoneOffset.UTC),
             false);
 
@@ -56,23 +38,7 @@ class ProofOfWorkTest {
     void shouldRefuseAnExpiredChallenge() {
         var challenge = proofs.challenge(42, "m-1", 4);
         var later = new ProofOfWork(
-                new HumanCheckProperties(
-                        "a-secret-of-at-least-32-bytes-for-the-tests",
-                        Duration.ofSeconds(120),
-                        16,
-                        "",
-                        "",
-                        Duration.ofSeconds(2),
-                        List.of(),
-                        List.of(),
-                        "",
-                        Duration.ofMinutes(5),
-                        0.5,
-                        1024,
-                        1,
-                        4,
-                        "coupon_risk",
-                        2),
+                HumanCheckSettings.signedWith("a-secret-of-at-least-32-bytes-for-the-tests"),
                 Clock.fixed(NOW.plusSeconds(121), ZoneOffset.UTC),
                 false);
 

@@ -2,7 +2,6 @@ package com.flashcoupon.api.gate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -13,23 +12,7 @@ import org.springframework.security.oauth2.jwt.Jwt;
 class RiskDifficultyTest {
 
     private static HumanCheckProperties settings(String claim, int extraBits) {
-        return new HumanCheckProperties(
-                "",
-                Duration.ofSeconds(120),
-                16,
-                "",
-                "",
-                Duration.ofSeconds(2),
-                List.of(),
-                List.of(),
-                "",
-                Duration.ofMinutes(5),
-                0.5,
-                1024,
-                1,
-                6,
-                claim,
-                extraBits);
+        return HumanCheckSettings.risk(claim, extraBits);
     }
 
     private static Jwt token(Map<String, Object> claims) {

@@ -16,23 +16,7 @@ class SiteverifyAnswerTest {
     private static final Instant NOW = Instant.parse("2020-03-01T12:00:00Z");
 
     private static HumanCheckProperties settings(List<String> hosts, List<String> apps, String action) {
-        return new HumanCheckProperties(
-                "",
-                Duration.ofSeconds(120),
-                16,
-                "",
-                "",
-                Duration.ofSeconds(2),
-                hosts,
-                apps,
-                action,
-                Duration.ofMinutes(2),
-                0.5,
-                4096,
-                1,
-                4,
-                "coupon_risk",
-                2);
+        return HumanCheckSettings.siteverify(hosts, apps, action, Duration.ofMinutes(2));
     }
 
     private static final HumanCheckProperties STRICT =
