@@ -115,7 +115,8 @@ class ClusterFailoverTest {
                     couponId,
                     accepted.get(couponId),
                     raised,
-                    "rate raised from 1/s to 1,000/s after admission");
+                    "rate raised from 1/s to 1,000/s after admission",
+                    () -> stack.diagnosis(couponId));
         }
         List<Timestamp> writes = stack.jdbc
                 .sql("SELECT issued_at FROM coupon_wallet WHERE coupon_id IN (?, ?, ?) AND issued_at >= ?"
@@ -179,7 +180,8 @@ class ClusterFailoverTest {
                             "replica frozen %.1f s before the kill, promoted %.1f s after it; answers %s",
                             REPLICA_BEHIND.toMillis() / 1e3,
                             failover.took().toMillis() / 1e3,
-                            Crowd.countByStatus(answers)));
+                            Crowd.countByStatus(answers)),
+                    () -> stack.diagnosis(couponId));
         } finally {
             reportPublications(couponId);
         }
@@ -221,7 +223,8 @@ class ClusterFailoverTest {
                         couponId,
                         accepted,
                         killedAt,
-                        "killed at " + walletsAtKill + " wallets; answers " + Crowd.countByStatus(answers));
+                        "killed at " + walletsAtKill + " wallets; answers " + Crowd.countByStatus(answers),
+                        () -> stack.diagnosis(couponId));
             } finally {
                 reportPublications(couponId);
             }
@@ -272,7 +275,8 @@ class ClusterFailoverTest {
                         Locale.ROOT,
                         "killed at %d wallets; the other worker wrote again %.1f s after the kill",
                         walletsAtKill,
-                        takeover));
+                        takeover),
+                () -> stack.diagnosis(couponId));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
         assertPublishedOnceUpToABatch(couponId, accepted);
         assertAnsweredAsTheContractSays(answers);
@@ -302,7 +306,8 @@ class ClusterFailoverTest {
                 couponId,
                 accepted,
                 stoppedAt,
-                "stopped at " + walletsAtStop + " wallets; " + Crowd.countByStatus(answers));
+                "stopped at " + walletsAtStop + " wallets; " + Crowd.countByStatus(answers),
+                () -> stack.diagnosis(couponId));
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
         assertPublishedOnceUpToABatch(couponId, accepted);
         assertAnsweredAsTheContractSays(answers);

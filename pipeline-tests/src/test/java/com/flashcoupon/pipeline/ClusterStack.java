@@ -1,6 +1,7 @@
 package com.flashcoupon.pipeline;
 
 import com.flashcoupon.api.ApiApplication;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.Topics;
 import com.flashcoupon.db.TestDatabase;
@@ -14,8 +15,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -203,6 +206,82 @@ final class ClusterStack implements AutoCloseable {
             var config = admin.describeConfigs(List.of(resource)).all().get().get(resource);
             return "replicas " + topic.partitions().get(0).replicas().size() + ", min.insync.replicas "
                     + config.get("min.insync.replicas").value();
+        }
+    }
+
+    /**
+     * Where a coupon's issuance stands, for the message of a scenario that did not settle: its drain state in Redis
+     * (cursor, done, effective rate and why, lease), the request partition's leader and in-sync replicas, the consumer
+     * group's members and the partition's committed offset against its end, and the apps' last warnings. Each part is
+     * read on its own; one that fails says why instead.
+     */
+    String diagnosis(long couponId) {
+        StringBuilder out = new StringBuilder("\n-- coupon ").append(couponId).append(" --");
+        String partitionName = Topics.ISSUE_REQUESTED + "-" + partitionOf(couponId);
+        part(
+                out,
+                "redis",
+                () -> "cursor " + redis.command("GET", CouponKeys.cursor(couponId)) + ", queued "
+                        + redis.command("ZCARD", CouponKeys.queue(couponId)) + ", done "
+                        + redis.command("GET", CouponKeys.done(couponId)) + ", lease "
+                        + redis.command("GET", CouponKeys.lease(couponId)) + ", meta "
+                        + redis.command("HGETALL", CouponKeys.meta(couponId)).replace('\n', ' '));
+        part(out, "kafka", () -> {
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+                TopicPartition partition = new TopicPartition(Topics.ISSUE_REQUESTED, partitionOf(couponId));
+                var info = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
+                        .allTopicNames()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(Topics.ISSUE_REQUESTED)
+                        .partitions()
+                        .get(partition.partition());
+                var group = admin.describeConsumerGroups(List.of("coupon-issuer"))
+                        .all()
+                        .get(10, TimeUnit.SECONDS)
+                        .get("coupon-issuer");
+                var committed = admin.listConsumerGroupOffsets("coupon-issuer")
+                        .partitionsToOffsetAndMetadata()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(partition);
+                long end = admin.listOffsets(Map.of(partition, OffsetSpec.latest()))
+                        .all()
+                        .get(10, TimeUnit.SECONDS)
+                        .get(partition)
+                        .offset();
+                return partitionName + " leader " + info.leader() + " isr " + info.isr() + "; group "
+                        + group.groupState() + ", coordinator " + group.coordinator() + ", members "
+                        + group.members().stream()
+                                .map(member -> member.groupInstanceId().orElse(member.consumerId()) + "="
+                                        + member.assignment().topicPartitions())
+                                .toList()
+                        + "; committed " + (committed == null ? "none" : committed.offset()) + " of " + end;
+            }
+        });
+        List<ChildJvm> apps = new ArrayList<>(apis);
+        apps.addAll(workers);
+        for (ChildJvm app : apps) {
+            part(out, app.name() + (app.alive() ? "" : " (not running)"), () -> {
+                List<String> warnings = Files.readAllLines(app.log()).stream()
+                        .filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
+                        .map(line -> line.length() > 300 ? line.substring(0, 300) + "..." : line)
+                        .toList();
+                return "last warnings:\n    "
+                        + String.join("\n    ", warnings.subList(Math.max(0, warnings.size() - 8), warnings.size()));
+            });
+        }
+        return out.toString();
+    }
+
+    private interface Part {
+        String read() throws Exception;
+    }
+
+    private static void part(StringBuilder out, String name, Part part) {
+        out.append("\n").append(name).append(": ");
+        try {
+            out.append(part.read());
+        } catch (Exception e) {
+            out.append("(could not read: ").append(e).append(')');
         }
     }
 

@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.springframework.jdbc.core.simple.JdbcClient;
 
 /**
@@ -76,6 +77,23 @@ final class FaultReport {
             long recoveredAt,
             String note)
             throws InterruptedException, IOException {
+        return settleAndCheck(table, jdbc, scenario, couponId, accepted, recoveredAt, note, () -> "");
+    }
+
+    /**
+     * The same, with {@code diagnosis} (read only when someone is lost) in the failure's message: where the stack
+     * stood when the wait for the outcomes ended.
+     */
+    static Row settleAndCheck(
+            Path table,
+            JdbcClient jdbc,
+            String scenario,
+            long couponId,
+            Set<String> accepted,
+            long recoveredAt,
+            String note,
+            Supplier<String> diagnosis)
+            throws InterruptedException, IOException {
         long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
         Set<String> decided = decided(jdbc, couponId, accepted);
         while (decided.size() < accepted.size() && System.nanoTime() < deadline) {
@@ -111,10 +129,11 @@ final class FaultReport {
                 note);
         record(table, row);
 
+        String where = row.lost() == 0 ? "" : diagnosis.get();
         assertThat(row.lost())
                 .as(
-                        "accepted members with neither a wallet nor a failure, %s after the recovery at most",
-                        SETTLE_TIMEOUT)
+                        "accepted members with neither a wallet nor a failure, %s after the recovery at most%s",
+                        SETTLE_TIMEOUT, where)
                 .isZero();
         assertThat(row.duplicates()).as("members with more than one wallet").isZero();
         assertThat(row.overIssue()).as("wallets beyond the stock").isZero();

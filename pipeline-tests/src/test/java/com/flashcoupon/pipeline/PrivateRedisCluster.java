@@ -147,7 +147,15 @@ final class PrivateRedisCluster implements AutoCloseable {
 
     /** {@code GET key} on whichever master owns it now ({@code redis-cli -c} follows the redirection). */
     String get(String key) throws IOException, InterruptedException {
-        return cli(anyLivePort(), Duration.ofSeconds(5), "-c", "GET", key).strip();
+        return command("GET", key);
+    }
+
+    /** Any command on whichever master owns its key now; its reply as redis-cli prints it. */
+    String command(String... command) throws IOException, InterruptedException {
+        List<String> arguments = new java.util.ArrayList<>(List.of("-c"));
+        arguments.addAll(List.of(command));
+        return cli(anyLivePort(), Duration.ofSeconds(5), arguments.toArray(String[]::new))
+                .strip();
     }
 
     /** What a failover did: the master killed, the replica promoted in its place, and how long that took. */

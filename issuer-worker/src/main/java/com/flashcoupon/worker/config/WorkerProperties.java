@@ -45,6 +45,13 @@ public record WorkerProperties(
         @DefaultValue @Valid @NotNull Retry retry) {
 
     /**
+     * How long a Kafka listener waits before it polls again after an authentication or authorization failure. Without
+     * it Spring Kafka stops the consumer for good at the first one, and a broker that has not yet loaded a SCRAM user,
+     * or an ACL being replaced, answers that for a moment.
+     */
+    public static final Duration KAFKA_AUTH_RETRY = Duration.ofSeconds(10);
+
+    /**
      * @param poisonAttempts retries of a record that can never be processed before it goes to the dead-letter topic
      * @param poisonInterval pause between those retries
      * @param transientInitialInterval first pause when MySQL, Redis or Kafka fails; the batch is retried until it works

@@ -70,6 +70,7 @@ class IssueKafkaConfig {
         factory.setConcurrency(worker.concurrency());
         factory.setCommonErrorHandler(issueErrorHandler);
         factory.getContainerProperties().setAckMode(AckMode.BATCH);
+        factory.getContainerProperties().setAuthExceptionRetryInterval(WorkerProperties.KAFKA_AUTH_RETRY);
         return factory;
     }
 

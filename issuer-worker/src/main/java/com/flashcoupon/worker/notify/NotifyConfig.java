@@ -156,6 +156,7 @@ class NotifyConfig {
         factory.setConsumerFactory(new DefaultKafkaConsumerFactory<>(config));
         factory.setConcurrency(properties.concurrency());
         factory.getContainerProperties().setAckMode(ContainerProperties.AckMode.RECORD);
+        factory.getContainerProperties().setAuthExceptionRetryInterval(WorkerProperties.KAFKA_AUTH_RETRY);
         return factory;
     }
 
