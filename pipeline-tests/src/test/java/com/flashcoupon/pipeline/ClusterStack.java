@@ -212,7 +212,8 @@ final class ClusterStack implements AutoCloseable {
     /**
      * Where a coupon's issuance stands, for the message of a scenario that did not settle: its drain state in Redis
      * (cursor, done, effective rate and why, lease), the request partition's leader and in-sync replicas, the consumer
-     * group's members and the partition's committed offset against its end, and the apps' last warnings. Each part is
+     * group's members and the partition's committed offset against its end, and the apps' last warnings (but
+     * connection refusals). Each part is
      * read on its own; one that fails says why instead.
      */
     String diagnosis(long couponId) {
@@ -263,6 +264,8 @@ final class ClusterStack implements AutoCloseable {
             part(out, app.name() + (app.alive() ? "" : " (not running)"), () -> {
                 List<String> warnings = Files.readAllLines(app.log()).stream()
                         .filter(line -> line.contains(" WARN ") || line.contains(" ERROR "))
+                        // not the broker that was stopped on purpose, nor start-up notices
+                        .filter(line -> !line.contains("NetworkClient") && !line.contains("SpringDoc"))
                         .map(line -> line.length() > 300 ? line.substring(0, 300) + "..." : line)
                         .toList();
                 return "last warnings:\n    "
