@@ -2,6 +2,8 @@ package com.flashcoupon.pipeline;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.flashcoupon.contract.KafkaAccess;
+import com.flashcoupon.contract.Topics;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -15,6 +17,13 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.env.YamlPropertySourceLoader;
@@ -102,19 +111,117 @@ class DeploymentFilesTest {
     }
 
     /**
-     * Compose's single KRaft broker runs without SASL (its image cannot add SCRAM users at format time; the comment and
-     * docs/operations.md say so): then it must stay on the private backend network, with no port on the host.
+     * Compose's Kafka checks who writes (security N5), as bin/up --cluster's and the manifests' do: its broker runs with
+     * the same SASL settings as bin/lib/kafka.sh's brokers (deploy/compose/kafka-start.sh, which replaces the image's
+     * start script), each app is its own SCRAM user whose password compose requires, the one-shot kafka-access grants
+     * each exactly the contract's {@link KafkaAccess} and makes the topics of {@link Topics} the apps may not create; the
+     * apps start once it has run. It stays on the private backend network, with no port on the host.
      */
     @Test
-    void composeKeepsItsOpenKafkaOffTheHost() throws IOException {
+    void composeKafkaAuthenticatesEachAppAsItsOwnUserWithTheContractsAcls() throws IOException {
         Map<String, Object> kafka = service("kafka");
         assertThat(kafka.get("ports"))
                 .as("kafka publishes no port in docker-compose.yml")
                 .isNull();
         assertThat(kafka.get("networks")).as("kafka's networks").isEqualTo(List.of("backend"));
-        assertThat(Files.readString(repositoryRoot().resolve("docker-compose.yml")))
-                .as("the compose file says why its Kafka has no SASL/SCRAM")
-                .contains("No SASL/SCRAM here");
+        assertThat(kafka.get("entrypoint")).isEqualTo(List.of("sh", "/flash-coupon/kafka-start.sh"));
+        assertThat(String.valueOf(kafka.get("volumes")))
+                .contains("./deploy/compose/kafka-start.sh:/flash-coupon/kafka-start.sh:ro");
+        assertThat(healthcheckTest(kafka)).contains("--command-config /tmp/flash-coupon/admin.properties");
+
+        String start = Files.readString(ROOT.resolve("deploy/compose/kafka-start.sh"));
+        String cluster = Files.readString(ROOT.resolve("bin/lib/kafka.sh"));
+        List<String> security = securityLines(
+                hereDocument(cluster, "SECURE").replace("$FC_KAFKA_ADMIN_PASSWORD", "$KAFKA_ADMIN_PASSWORD"));
+        assertThat(security).as("bin/lib/kafka.sh's SASL settings").hasSizeGreaterThanOrEqualTo(10);
+        assertThat(securityLines(hereDocument(start, "PROPERTIES")))
+                .as("kafka-start.sh's SASL settings, bin/lib/kafka.sh's")
+                .isEqualTo(security);
+        assertThat(start)
+                .contains("--add-scram \"SCRAM-SHA-512=[name=coupon-admin,password=$KAFKA_ADMIN_PASSWORD]\"")
+                .contains("advertised.listeners=SASL_PLAINTEXT://kafka:9092");
+
+        Map<String, Object> access = service("kafka-access");
+        assertThat(access.get("entrypoint")).isEqualTo(List.of("sh", "/flash-coupon/kafka-access.sh"));
+        assertThat(access.get("restart")).isEqualTo("no");
+        String script = Files.readString(ROOT.resolve("deploy/compose/kafka-access.sh"));
+        List<AclBinding> granted = script.lines()
+                .filter(line -> line.startsWith("acl "))
+                .map(DeploymentFilesTest::aclBinding)
+                .toList();
+        List<AclBinding> contract = new ArrayList<>(KafkaAccess.api(KafkaAccess.API_USER));
+        contract.addAll(KafkaAccess.worker(KafkaAccess.WORKER_USER));
+        assertThat(granted)
+                .as("kafka-access.sh's ACLs, the contract's KafkaAccess")
+                .isEqualTo(contract);
+        assertThat(script.lines().filter(line -> line.startsWith("topic ")).map(line -> line.substring(6)))
+                .as("the topics kafka-access.sh makes")
+                .containsExactlyInAnyOrder(
+                        Topics.ISSUE_REQUESTED,
+                        Topics.ISSUE_RESULT,
+                        Topics.ISSUE_REQUESTED_DEAD_LETTER,
+                        Topics.WALLET_CHANGED,
+                        Topics.ISSUE_RESULT_NOTIFY_RETRY,
+                        Topics.ISSUE_RESULT_NOTIFY_DEAD_LETTER);
+
+        Map<String, String> grants = environment(access);
+        Map<String, String> api = environment(service("api"));
+        Map<String, String> worker = environment(service("worker"));
+        assertThat(grants.get("KAFKA_ADMIN_PASSWORD"))
+                .isEqualTo(environment(kafka).get("KAFKA_ADMIN_PASSWORD"));
+        for (var app : List.of(Map.entry(api, KafkaAccess.API_USER), Map.entry(worker, KafkaAccess.WORKER_USER))) {
+            Map<String, String> environment = app.getKey();
+            assertThat(environment)
+                    .containsEntry("COUPON_KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT")
+                    .containsEntry("COUPON_KAFKA_CREATE_TOPICS", "false")
+                    .containsEntry("COUPON_KAFKA_USER", app.getValue());
+            assertThat(environment.get("COUPON_KAFKA_PASSWORD"))
+                    .as("%s's Kafka password, required and the one kafka-access gives it", app.getValue())
+                    .matches("\\$\\{COUPON_KAFKA_[A-Z]+_PASSWORD:\\?[^}]*\\S[^}]*}")
+                    .isEqualTo(grants.get(
+                            app.getValue().equals(KafkaAccess.API_USER)
+                                    ? "COUPON_KAFKA_API_PASSWORD"
+                                    : "COUPON_KAFKA_WORKER_PASSWORD"));
+        }
+        assertThat(String.valueOf(service("api").get("depends_on")))
+                .as("the apps start once their users and topics exist")
+                .contains("kafka-access={condition=service_completed_successfully}");
+    }
+
+    /** The first here-document of a shell script ending with {@code marker}. */
+    private static String hereDocument(String script, String marker) {
+        int start = script.indexOf("<<" + marker + "\n");
+        assertThat(start).as("a here-document <<%s", marker).isNotNegative();
+        int end = script.indexOf("\n" + marker + "\n", start);
+        return script.substring(start, end);
+    }
+
+    /** The SASL and authorizer settings of a broker's server.properties, as a script writes them. */
+    private static List<String> securityLines(String script) {
+        return script.lines()
+                .map(String::strip)
+                .filter(line -> line.startsWith("sasl.")
+                        || line.startsWith("listener.name.")
+                        || line.startsWith("authorizer.")
+                        || line.startsWith("super.users=")
+                        || line.startsWith("allow.everyone.")
+                        || line.startsWith("inter.broker.listener.name=")
+                        || line.startsWith("controller.listener.names=")
+                        || line.startsWith("listener.security.protocol.map="))
+                .toList();
+    }
+
+    /** {@code acl USER OPERATION topic|group NAME}, as kafka-access.sh grants it. */
+    private static AclBinding aclBinding(String line) {
+        String[] words = line.split(" ");
+        ResourceType type = words[3].equals("topic") ? ResourceType.TOPIC : ResourceType.GROUP;
+        return new AclBinding(
+                new ResourcePattern(type, words[4], PatternType.LITERAL),
+                new AccessControlEntry(
+                        "User:" + words[1],
+                        "*",
+                        AclOperation.fromString(words[2].toUpperCase(java.util.Locale.ROOT)),
+                        AclPermissionType.ALLOW));
     }
 
     /**
@@ -286,16 +393,24 @@ class DeploymentFilesTest {
             assertThat(healthcheckTest(service)).as("healthcheck of %s", name).isNotEmpty();
             assertThat(service.get("depends_on")).as("depends_on of %s", name).isInstanceOf(Map.class);
             Map<?, ?> dependsOn = (Map<?, ?>) service.get("depends_on");
+            // Kafka through kafka-access, which runs once the broker is healthy and makes the apps' users
             assertThat(dependsOn.keySet().stream().map(Object::toString).toList())
                     .as("what %s waits for", name)
-                    .contains("redis", "mysql", "kafka");
+                    .contains("redis", "mysql", "kafka-access");
             dependsOn.forEach((dependency, how) -> {
-                assertThat(how)
-                        .as("%s waits for %s", name, dependency)
-                        .isEqualTo(Map.of("condition", "service_healthy"));
                 @SuppressWarnings("unchecked")
                 Map<String, Object> other = (Map<String, Object>) services.get(dependency);
                 assertThat(other).as("service %s", dependency).isNotNull();
+                if (dependency.equals("kafka-access")) {
+                    assertThat(how).isEqualTo(Map.of("condition", "service_completed_successfully"));
+                    assertThat(other.get("depends_on"))
+                            .as("kafka-access waits for a healthy broker")
+                            .isEqualTo(Map.of("kafka", Map.of("condition", "service_healthy")));
+                    return;
+                }
+                assertThat(how)
+                        .as("%s waits for %s", name, dependency)
+                        .isEqualTo(Map.of("condition", "service_healthy"));
                 assertThat(healthcheckTest(other))
                         .as("healthcheck of %s, which %s waits for", dependency, name)
                         .isNotEmpty();
