@@ -162,7 +162,7 @@ final class ClusterStack implements AutoCloseable {
 
     /** The worker whose consumer holds {@code partition} of the request topic now (from the group's description). */
     ChildJvm workerOf(int partition) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+        try (Admin admin = admin()) {
             var group = admin.describeConsumerGroups(List.of("coupon-issuer"))
                     .all()
                     .get()
@@ -185,7 +185,7 @@ final class ClusterStack implements AutoCloseable {
 
     /** The broker (0, 1, 2) that leads {@code partition} of the request topic now. */
     int leaderOf(int partition) throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+        try (Admin admin = admin()) {
             var topic = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
                     .allTopicNames()
                     .get()
@@ -196,7 +196,7 @@ final class ClusterStack implements AutoCloseable {
 
     /** The replication factor and {@code min.insync.replicas} the apps gave the request topic. */
     String requestTopicReplication() throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+        try (Admin admin = admin()) {
             var topic = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
                     .allTopicNames()
                     .get()
@@ -213,8 +213,7 @@ final class ClusterStack implements AutoCloseable {
      * Where a coupon's issuance stands, for the message of a scenario that did not settle: its drain state in Redis
      * (cursor, done, effective rate and why, lease), the request partition's leader and in-sync replicas, the consumer
      * group's members and the partition's committed offset against its end, and the apps' last warnings (but
-     * connection refusals). Each part is
-     * read on its own; one that fails says why instead.
+     * connection refusals). Each part is read on its own; one that fails says why instead.
      */
     String diagnosis(long couponId) {
         StringBuilder out = new StringBuilder("\n-- coupon ").append(couponId).append(" --");
@@ -228,7 +227,7 @@ final class ClusterStack implements AutoCloseable {
                         + redis.command("GET", CouponKeys.lease(couponId)) + ", meta "
                         + redis.command("HGETALL", CouponKeys.meta(couponId)).replace('\n', ' '));
         part(out, "kafka", () -> {
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()))) {
+            try (Admin admin = admin()) {
                 TopicPartition partition = new TopicPartition(Topics.ISSUE_REQUESTED, partitionOf(couponId));
                 var info = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
                         .allTopicNames()
@@ -273,6 +272,11 @@ final class ClusterStack implements AutoCloseable {
             });
         }
         return out.toString();
+    }
+
+    /** An administrator's client of the test's brokers. */
+    private Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrap()));
     }
 
     private interface Part {
