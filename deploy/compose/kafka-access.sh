@@ -6,7 +6,7 @@
 # bin/lib/KafkaUsers.java grants them for bin/up --cluster. Run by the one-shot kafka-access service at every
 # `docker compose up`; running it again changes nothing but the passwords.
 set -eu
-: "${KAFKA_ADMIN_PASSWORD:?KAFKA_ADMIN_PASSWORD is required}"
+: "${COUPON_KAFKA_ADMIN_PASSWORD:?COUPON_KAFKA_ADMIN_PASSWORD is required}"
 : "${COUPON_KAFKA_API_PASSWORD:?COUPON_KAFKA_API_PASSWORD is required}"
 : "${COUPON_KAFKA_WORKER_PASSWORD:?COUPON_KAFKA_WORKER_PASSWORD is required}"
 bin=${KAFKA_HOME:-/opt/kafka}/bin
@@ -15,7 +15,7 @@ umask 077
 cat >"$admin" <<PROPERTIES
 security.protocol=SASL_PLAINTEXT
 sasl.mechanism=SCRAM-SHA-512
-sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$KAFKA_ADMIN_PASSWORD";
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$COUPON_KAFKA_ADMIN_PASSWORD";
 PROPERTIES
 server=kafka:9092
 

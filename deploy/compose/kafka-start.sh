@@ -7,10 +7,10 @@
 #
 # The image's own start script cannot add a SCRAM user when it formats the storage, which KRaft requires for the
 # first one (the broker authenticates to itself with it), so this script replaces it: it writes server.properties
-# from KAFKA_ADMIN_PASSWORD and CLUSTER_ID, formats the storage once (the administrator's credential goes in then;
+# from COUPON_KAFKA_ADMIN_PASSWORD and CLUSTER_ID, formats the storage once (the administrator's credential goes in then;
 # later starts keep the storage and its users as they are), and starts the broker.
 set -eu
-: "${KAFKA_ADMIN_PASSWORD:?KAFKA_ADMIN_PASSWORD is required}"
+: "${COUPON_KAFKA_ADMIN_PASSWORD:?COUPON_KAFKA_ADMIN_PASSWORD is required}"
 : "${CLUSTER_ID:?CLUSTER_ID is required}"
 bin=${KAFKA_HOME:-/opt/kafka}/bin
 config=/tmp/flash-coupon/server.properties
@@ -28,9 +28,9 @@ listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLA
 sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
 sasl.mechanism.controller.protocol=PLAIN
 listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-512
-listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$KAFKA_ADMIN_PASSWORD";
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$COUPON_KAFKA_ADMIN_PASSWORD";
 listener.name.controller.sasl.enabled.mechanisms=PLAIN
-listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="coupon-admin" password="$KAFKA_ADMIN_PASSWORD" user_coupon-admin="$KAFKA_ADMIN_PASSWORD";
+listener.name.controller.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="coupon-admin" password="$COUPON_KAFKA_ADMIN_PASSWORD" user_coupon-admin="$COUPON_KAFKA_ADMIN_PASSWORD";
 authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
 super.users=User:coupon-admin
 allow.everyone.if.no.acl.found=false
@@ -49,8 +49,8 @@ PROPERTIES
 cat >/tmp/flash-coupon/admin.properties <<PROPERTIES
 security.protocol=SASL_PLAINTEXT
 sasl.mechanism=SCRAM-SHA-512
-sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$KAFKA_ADMIN_PASSWORD";
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$COUPON_KAFKA_ADMIN_PASSWORD";
 PROPERTIES
 "$bin/kafka-storage.sh" format --ignore-formatted --cluster-id "$CLUSTER_ID" --config "$config" \
-  --add-scram "SCRAM-SHA-512=[name=coupon-admin,password=$KAFKA_ADMIN_PASSWORD]"
+  --add-scram "SCRAM-SHA-512=[name=coupon-admin,password=$COUPON_KAFKA_ADMIN_PASSWORD]"
 exec "$bin/kafka-server-start.sh" "$config"

@@ -54,7 +54,7 @@ class OperationsSettingsTest {
     private static final Pattern VARIABLE = Pattern.compile("\\bCOUPON_[A-Z0-9_]+\\b");
     private static final Pattern ENV_PLACEHOLDER = Pattern.compile("\\$\\{(COUPON_[A-Z0-9_]+)");
     private static final Pattern PROPERTY_PLACEHOLDER = Pattern.compile("\\$\\{(coupon\\.[a-z0-9.-]+)");
-    private static final Pattern SCRIPT_DEFAULT = Pattern.compile("\\$\\{(COUPON_[A-Z0-9_]+):[-=]");
+    private static final Pattern SCRIPT_DEFAULT = Pattern.compile("\\$\\{(COUPON_[A-Z0-9_]+):[-=?]");
     private static final List<String> APPS = List.of("api", "issuer-worker");
     private static final List<String> SOURCES = List.of("api", "issuer-worker", "db");
 
@@ -279,7 +279,11 @@ class OperationsSettingsTest {
             }
         }
         Set<String> scripts = new TreeSet<>();
-        try (Stream<Path> files = Files.walk(ROOT.resolve("bin"))) {
+        // bin/'s scripts, and those deploy/ runs in its containers (compose's Kafka start and access scripts)
+        try (Stream<Path> files = Stream.concat(
+                Files.walk(ROOT.resolve("bin")),
+                Files.walk(ROOT.resolve("deploy"))
+                        .filter(file -> file.toString().endsWith(".sh")))) {
             for (Path file : files.filter(Files::isRegularFile).toList()) {
                 scripts.addAll(matches(SCRIPT_DEFAULT, Files.readString(file, StandardCharsets.UTF_8)));
             }

@@ -132,13 +132,13 @@ class DeploymentFilesTest {
         String start = Files.readString(ROOT.resolve("deploy/compose/kafka-start.sh"));
         String cluster = Files.readString(ROOT.resolve("bin/lib/kafka.sh"));
         List<String> security = securityLines(
-                hereDocument(cluster, "SECURE").replace("$FC_KAFKA_ADMIN_PASSWORD", "$KAFKA_ADMIN_PASSWORD"));
+                hereDocument(cluster, "SECURE").replace("$FC_KAFKA_ADMIN_PASSWORD", "$COUPON_KAFKA_ADMIN_PASSWORD"));
         assertThat(security).as("bin/lib/kafka.sh's SASL settings").hasSizeGreaterThanOrEqualTo(10);
         assertThat(securityLines(hereDocument(start, "PROPERTIES")))
                 .as("kafka-start.sh's SASL settings, bin/lib/kafka.sh's")
                 .isEqualTo(security);
         assertThat(start)
-                .contains("--add-scram \"SCRAM-SHA-512=[name=coupon-admin,password=$KAFKA_ADMIN_PASSWORD]\"")
+                .contains("--add-scram \"SCRAM-SHA-512=[name=coupon-admin,password=$COUPON_KAFKA_ADMIN_PASSWORD]\"")
                 .contains("advertised.listeners=SASL_PLAINTEXT://kafka:9092");
 
         Map<String, Object> access = service("kafka-access");
@@ -167,8 +167,8 @@ class DeploymentFilesTest {
         Map<String, String> grants = environment(access);
         Map<String, String> api = environment(service("api"));
         Map<String, String> worker = environment(service("worker"));
-        assertThat(grants.get("KAFKA_ADMIN_PASSWORD"))
-                .isEqualTo(environment(kafka).get("KAFKA_ADMIN_PASSWORD"));
+        assertThat(grants.get("COUPON_KAFKA_ADMIN_PASSWORD"))
+                .isEqualTo(environment(kafka).get("COUPON_KAFKA_ADMIN_PASSWORD"));
         for (var app : List.of(Map.entry(api, KafkaAccess.API_USER), Map.entry(worker, KafkaAccess.WORKER_USER))) {
             Map<String, String> environment = app.getKey();
             assertThat(environment)
