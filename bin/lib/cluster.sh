@@ -32,13 +32,79 @@ fc_cluster_secrets() {
     local name
     (
       umask 077
-      for name in REDIS_ADMIN REDIS_API REDIS_WORKER KAFKA_ADMIN KAFKA_API KAFKA_WORKER; do
+      for name in $FC_CLUSTER_SECRET_NAMES; do
         printf 'FC_CLUSTER_%s_PASSWORD=%s\n' "$name" "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
       done >"$FC_CLUSTER_SECRETS"
     )
   fi
   # shellcheck disable=SC1090 # written above
   . "$FC_CLUSTER_SECRETS"
+  # a file made by an earlier version lacks the passwords added since: made now, the others kept
+  local missing
+  for missing in $FC_CLUSTER_SECRET_NAMES; do
+    eval "[[ -n \${FC_CLUSTER_${missing}_PASSWORD:-} ]]" && continue
+    [[ ${1:-} == create ]] || continue
+    (
+      umask 077
+      printf 'FC_CLUSTER_%s_PASSWORD=%s\n' "$missing" "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')" \
+        >>"$FC_CLUSTER_SECRETS"
+    )
+    # shellcheck disable=SC1090 # appended above
+    . "$FC_CLUSTER_SECRETS"
+  done
+}
+FC_CLUSTER_SECRET_NAMES='REDIS_ADMIN REDIS_API REDIS_WORKER KAFKA_ADMIN KAFKA_API KAFKA_WORKER DB_MIGRATION DB_API DB_WORKER'
+
+# The MySQL users of the cluster's database (deploy/mysql-migration-user.sql, deploy/mysql-users.sql, through
+# bin/lib/mysql-users.sh): coupon_migration migrates the schema (bin/lib/Migrate.java, before the apps start), then
+# coupon_api and coupon_worker get their grants, and each app works as its own user and never migrates. As the
+# server's root, on the default cluster database only; otherwise the apps keep COUPON_DB_USER and migrate as it.
+FC_CLUSTER_DB_USERS_MARK="$FC_CLUSTER_RUN/db-users"
+fc_cluster_db_users() {
+  rm -f "$FC_CLUSTER_DB_USERS_MARK"
+  fc_db_parse
+  if [[ $COUPON_DB_URL != "$FC_CLUSTER_DEFAULT_DB_URL" ]]; then
+    fc_note "Database: COUPON_DB_URL is your own: the apps work and migrate as $COUPON_DB_USER"
+    return 0
+  fi
+  fc_cluster_secrets
+  local cp log="$FC_CLUSTER_LOGS/db-users.log"
+  export COUPON_DB_MIGRATION_USER=coupon_migration COUPON_DB_MIGRATION_PASSWORD=$FC_CLUSTER_DB_MIGRATION_PASSWORD \
+    COUPON_DB_API_USER=coupon_api COUPON_DB_API_PASSWORD=$FC_CLUSTER_DB_API_PASSWORD \
+    COUPON_DB_WORKER_USER=coupon_worker COUPON_DB_WORKER_PASSWORD=$FC_CLUSTER_DB_WORKER_PASSWORD
+  if ! "$FC_ROOT/bin/lib/mysql-users.sh" migration "$FC_DB_NAME" | fc_db_root_sql; then
+    fc_note "Database: no root access to make the apps' own MySQL users ($(tr '\n' ' ' <"$FC_LOGS/db-setup.log")):" \
+      "the apps work and migrate as $COUPON_DB_USER"
+    return 0
+  fi
+  cp=$(fc_db_classpath)
+  if ! env FC_DB_MIGRATION_USER=coupon_migration FC_DB_MIGRATION_PASSWORD="$FC_CLUSTER_DB_MIGRATION_PASSWORD" \
+    "$JAVA_HOME/bin/java" -cp "$cp:$FC_ROOT/db/target/classes" "$FC_ROOT/bin/lib/Migrate.java" "$COUPON_DB_URL" \
+    >"$log" 2>&1; then
+    fc_tail "$log"
+    fc_die "could not migrate \`$FC_DB_NAME\` as coupon_migration (log: .run/cluster/logs/db-users.log)"
+  fi
+  "$FC_ROOT/bin/lib/mysql-users.sh" apps "$FC_DB_NAME" | fc_db_root_sql ||
+    fc_die "could not give coupon_api and coupon_worker their grants: $(tr '\n' ' ' <"$FC_LOGS/db-setup.log")"
+  : >"$FC_CLUSTER_DB_USERS_MARK"
+  fc_info "Database: \`$FC_DB_NAME\` migrated as coupon_migration ($(tail -n 1 "$log")); the apps work as coupon_api" \
+    "and coupon_worker, each with its own grants"
+}
+
+# The db module's runtime class path (Flyway, its MySQL support, the driver), resolved once into .run/.
+fc_db_classpath() {
+  local file="$FC_RUN/db-classpath.txt"
+  if [[ ! -s $file || $FC_ROOT/db/pom.xml -nt $file || $FC_ROOT/pom.xml -nt $file ]]; then
+    fc_note "resolving the migrations' jars (./mvnw -pl db dependency:build-classpath)" >&2
+    if ! (cd "$FC_ROOT" && ./mvnw -q -B -pl db dependency:build-classpath -Dmdep.includeScope=runtime \
+      -Dmdep.outputFile="$file.tmp") >"$FC_LOGS/db-classpath.log" 2>&1; then
+      fc_tail "$FC_LOGS/db-classpath.log"
+      fc_die "could not resolve the db module's dependencies (log: .run/logs/db-classpath.log)"
+    fi
+    mv "$file.tmp" "$file"
+  fi
+  [[ -d $FC_ROOT/db/target/classes/db/migration ]] || fc_die "db/target/classes is missing: build first"
+  cat "$file"
 }
 
 # The settings that make an app of the cluster its own user of Redis and Kafka: APP is api or issuer-worker. One
@@ -52,6 +118,15 @@ fc_cluster_app_access() {
   printf '%s\n' "COUPON_REDIS_USER=$user" "COUPON_REDIS_PASSWORD=$redis" \
     COUPON_KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT "COUPON_KAFKA_USER=$user" "COUPON_KAFKA_PASSWORD=$kafka" \
     COUPON_KAFKA_CREATE_TOPICS=false
+  # and of MySQL, when bin/up --cluster made the users (fc_cluster_db_users)
+  if [[ -e $FC_CLUSTER_DB_USERS_MARK ]]; then
+    if [[ $1 == issuer-worker ]]; then
+      printf '%s\n' COUPON_DB_USER=coupon_worker "COUPON_DB_PASSWORD=$FC_CLUSTER_DB_WORKER_PASSWORD"
+    else
+      printf '%s\n' COUPON_DB_USER=coupon_api "COUPON_DB_PASSWORD=$FC_CLUSTER_DB_API_PASSWORD"
+    fi
+    printf '%s\n' COUPON_DB_MIGRATE=false
+  fi
 }
 
 # For bin/up --cluster: what it needs and is missing, installed at once (apt-get): redis-server (the six nodes and
