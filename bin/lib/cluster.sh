@@ -69,10 +69,9 @@ fc_cluster_db_users() {
   fi
   fc_cluster_secrets
   local cp log="$FC_CLUSTER_LOGS/db-users.log"
-  export COUPON_DB_MIGRATION_USER=coupon_migration COUPON_DB_MIGRATION_PASSWORD=$FC_CLUSTER_DB_MIGRATION_PASSWORD \
-    COUPON_DB_API_USER=coupon_api COUPON_DB_API_PASSWORD=$FC_CLUSTER_DB_API_PASSWORD \
-    COUPON_DB_WORKER_USER=coupon_worker COUPON_DB_WORKER_PASSWORD=$FC_CLUSTER_DB_WORKER_PASSWORD
-  if ! "$FC_ROOT/bin/lib/mysql-users.sh" migration "$FC_DB_NAME" | fc_db_root_sql; then
+  # given to the two mysql-users.sh calls only: an app started from this shell must not inherit another's password
+  if ! env COUPON_DB_MIGRATION_USER=coupon_migration COUPON_DB_MIGRATION_PASSWORD="$FC_CLUSTER_DB_MIGRATION_PASSWORD" \
+    "$FC_ROOT/bin/lib/mysql-users.sh" migration "$FC_DB_NAME" | fc_db_root_sql; then
     fc_note "Database: no root access to make the apps' own MySQL users ($(tr '\n' ' ' <"$FC_LOGS/db-setup.log")):" \
       "the apps work and migrate as $COUPON_DB_USER"
     return 0
@@ -84,7 +83,9 @@ fc_cluster_db_users() {
     fc_tail "$log"
     fc_die "could not migrate \`$FC_DB_NAME\` as coupon_migration (log: .run/cluster/logs/db-users.log)"
   fi
-  "$FC_ROOT/bin/lib/mysql-users.sh" apps "$FC_DB_NAME" | fc_db_root_sql ||
+  env COUPON_DB_API_USER=coupon_api COUPON_DB_API_PASSWORD="$FC_CLUSTER_DB_API_PASSWORD" \
+    COUPON_DB_WORKER_USER=coupon_worker COUPON_DB_WORKER_PASSWORD="$FC_CLUSTER_DB_WORKER_PASSWORD" \
+    "$FC_ROOT/bin/lib/mysql-users.sh" apps "$FC_DB_NAME" | fc_db_root_sql ||
     fc_die "could not give coupon_api and coupon_worker their grants: $(tr '\n' ' ' <"$FC_LOGS/db-setup.log")"
   : >"$FC_CLUSTER_DB_USERS_MARK"
   fc_info "Database: \`$FC_DB_NAME\` migrated as coupon_migration ($(tail -n 1 "$log")); the apps work as coupon_api" \

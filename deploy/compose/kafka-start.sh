@@ -8,7 +8,8 @@
 # The image's own start script cannot add a SCRAM user when it formats the storage, which KRaft requires for the
 # first one (the broker authenticates to itself with it), so this script replaces it: it writes server.properties
 # from COUPON_KAFKA_ADMIN_PASSWORD and CLUSTER_ID, formats the storage once (the administrator's credential goes in then;
-# later starts keep the storage and its users as they are), and starts the broker.
+# later starts keep the storage and its users as they are: the administrator's password is fixed once the kafka-data
+# volume exists, and changing it later takes kafka-configs.sh or a new volume), and starts the broker.
 set -eu
 : "${COUPON_KAFKA_ADMIN_PASSWORD:?COUPON_KAFKA_ADMIN_PASSWORD is required}"
 : "${CLUSTER_ID:?CLUSTER_ID is required}"
@@ -51,6 +52,15 @@ security.protocol=SASL_PLAINTEXT
 sasl.mechanism=SCRAM-SHA-512
 sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="coupon-admin" password="$COUPON_KAFKA_ADMIN_PASSWORD";
 PROPERTIES
+# Storage formatted without the administrator's credential (by the image's own script, before this one) would leave
+# a broker nobody can log in to: say so rather than start one that is never healthy.
+data=/var/lib/kafka/data
+if [ -e "$data/meta.properties" ] && [ ! -e "$data/.flash-coupon-scram" ]; then
+  echo "kafka-start.sh: $data was formatted without SCRAM users; remove the kafka-data volume" \
+    "(docker compose down -v deletes every volume) and start again" >&2
+  exit 1
+fi
 "$bin/kafka-storage.sh" format --ignore-formatted --cluster-id "$CLUSTER_ID" --config "$config" \
   --add-scram "SCRAM-SHA-512=[name=coupon-admin,password=$COUPON_KAFKA_ADMIN_PASSWORD]"
+: >"$data/.flash-coupon-scram"
 exec "$bin/kafka-server-start.sh" "$config"

@@ -227,7 +227,12 @@ final class ClusterStack implements AutoCloseable {
                         + redis.command("GET", CouponKeys.lease(couponId)) + ", meta "
                         + redis.command("HGETALL", CouponKeys.meta(couponId)).replace('\n', ' '));
         part(out, "kafka", () -> {
-            try (Admin admin = admin()) {
+            // its calls' own time limit bounds close() too, which waits for calls still pending
+            try (Admin admin = Admin.create(Map.of(
+                    AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                    kafka.bootstrap(),
+                    AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                    15_000))) {
                 TopicPartition partition = new TopicPartition(Topics.ISSUE_REQUESTED, partitionOf(couponId));
                 var info = admin.describeTopics(List.of(Topics.ISSUE_REQUESTED))
                         .allTopicNames()

@@ -129,7 +129,7 @@ final class FaultReport {
                 note);
         record(table, row);
 
-        String where = row.lost() == 0 ? "" : diagnosis.get();
+        String where = row.lost() == 0 ? "" : diagnose(diagnosis);
         assertThat(row.lost())
                 .as(
                         "accepted members with neither a wallet nor a failure, %s after the recovery at most%s",
@@ -139,6 +139,15 @@ final class FaultReport {
         assertThat(row.overIssue()).as("wallets beyond the stock").isZero();
         Invariants.check(jdbc, couponId, accepted, FaultStack.DRAIN_BATCH);
         return row;
+    }
+
+    /** The diagnosis, or why there is none: it must never replace the failure it explains. */
+    private static String diagnose(Supplier<String> diagnosis) {
+        try {
+            return diagnosis.get();
+        } catch (RuntimeException e) {
+            return "\n(no diagnosis: " + e + ")";
+        }
     }
 
     /**
