@@ -145,7 +145,7 @@ record AdminCouponView(
     /**
      * The rates behind the issuance and the waiting estimates (docs/http-api.md): the operator's, the drainer's
      * effective rate (below it while the database cannot keep up, with the reason), the rate measured from the
-     * outcomes, the one estimates assume now, and the estimate's measured error on the instance that answers.
+     * outcomes, the one estimates assume now, the pipeline's transit (publication to outcome) they count, and the estimate's measured error on the instance that answers.
      */
     record Pace(
             int configuredRatePerSecond,
@@ -153,6 +153,7 @@ record AdminCouponView(
             String rateCutReason,
             double measuredRatePerSecond,
             double assumedRatePerSecond,
+            long transitMillis,
             EstimateError estimateError) {}
 
     /** |estimated - actual| / actual of the estimates given at admission, for waits of 2 s or more. */
@@ -238,6 +239,7 @@ record AdminCouponView(
                 known && !seen.cutReason().isEmpty() ? seen.cutReason() : null,
                 known ? seen.measuredRate() : 0,
                 known ? seen.assumedRate() : configured,
+                known ? seen.transitMillis() : 0,
                 new EstimateError(seen.errorSamples(), seen.errorP50(), seen.errorP90()));
     }
 

@@ -50,6 +50,16 @@ public class IssuePace {
     /** In-flight requests (published, no outcome yet) worth more than this many seconds mean the pipeline is behind. */
     static final double BEHIND_SECONDS = 1.0;
 
+    /**
+     * The transit (publication to outcome) is the median of the crossings seen within this long: one batch's is a tick
+     * or a worker's batch away from the next one's, and a fresh stack's first ones (the worker's first polls, its JIT)
+     * took twice the later ones, so the last second only.
+     */
+    static final long TRANSIT_WINDOW_NANOS = 1_000_000_000L;
+
+    /** Publications remembered until their outcome comes: a tick each while requests are in flight. */
+    static final int PUBLICATIONS_KEPT = 1_000;
+
     /** A measured rate older than this is not used: nothing fed it (the coupon is no longer drained). */
     static final long STALE_NANOS = 5_000_000_000L;
 
@@ -138,11 +148,42 @@ public class IssuePace {
      * The rates a waiting estimate assumes, per second: {@code assumed} gives {@code estimatedWaitSeconds}, {@code
      * fast} and {@code slow} the range around it.
      */
-    public record Pace(double assumed, double fast, double slow, boolean measured) {
+    public record Pace(double assumed, double fast, double slow, boolean measured, long transitMillis, long published) {
+
+        /** Rates alone: no transit measured, nothing known of what was published. */
+        public Pace(double assumed, double fast, double slow, boolean measured) {
+            this(assumed, fast, slow, measured, 0, -1);
+        }
 
         static Pace configured(int rate) {
             // nothing measured yet: the configured rate, and as slow as the slowest cut the drainer would make first
             return new Pace(rate, rate, rate * RATE_CUT_FACTOR, false);
+        }
+
+        /**
+         * The wait of the request with this {@code sequence} while {@code done} have an outcome, at {@code rate} per
+         * second, in milliseconds: the longer of two lower bounds. Everyone ahead must be issued first ({@code (sequence
+         * - done) / rate}: Little's law, the whole wait while the pipeline is busy at the rate), and the request itself
+         * must cross the pipeline: the ones not yet published ahead of it at the rate, then the transit measured from
+         * publication to outcome, or, once published, what is left of that transit. The second bound is what a crowd
+         * slower than the rate waits: few are ahead of anyone, and the wait is the pipeline's own time (a drain tick, a
+         * Kafka hop, a worker's batch), which the first bound leaves out.
+         */
+        public long waitMillis(long sequence, long done, double rate) {
+            long ahead = Math.max(1, sequence - done);
+            long everyoneAhead = millisAt(ahead, rate);
+            if (transitMillis <= 0 || published < 0) {
+                return everyoneAhead;
+            }
+            long out = Math.max(published, done);
+            long crossing = sequence > out
+                    ? millisAt(sequence - out, rate) + transitMillis
+                    : transitMillis * ahead / Math.max(1, out - done);
+            return Math.max(everyoneAhead, crossing);
+        }
+
+        private static long millisAt(long requests, double rate) {
+            return rate > 0 ? Math.round(requests * 1000 / rate) : requests * 1000;
         }
     }
 
@@ -153,6 +194,7 @@ public class IssuePace {
      * What the admin API shows: the rates and this instance's measured estimate error (null until scored).
      *
      * @param measuredRate issues per second as measured (0 when not measured: no backlog lately)
+     * @param transitMillis the pipeline's time from publication to outcome that estimates count (0: none seen lately)
      * @param errorP50 median of |estimated - actual| / actual over the last scored admissions
      */
     public record Snapshot(
@@ -161,10 +203,11 @@ public class IssuePace {
             String cutReason,
             double measuredRate,
             double assumedRate,
+            long transitMillis,
             int errorSamples,
             Double errorP50,
             Double errorP90) {
-        public static final Snapshot NONE = new Snapshot(0, 0, "", 0, 0, 0, null, null);
+        public static final Snapshot NONE = new Snapshot(0, 0, "", 0, 0, 0, 0, null, null);
     }
 
     private record Pending(long sequence, long estimatedMillis, long admittedNanos) {}
@@ -177,6 +220,9 @@ public class IssuePace {
         private double deviation; // how far the window's two halves disagree on the rate
         private long measuredAtNanos;
         private final ArrayDeque<long[]> window = new ArrayDeque<>(); // {nanos, done} of busy ticks
+        private final ArrayDeque<long[]> publications = new ArrayDeque<>(); // {nanos, published} still in flight
+        private final ArrayDeque<long[]> crossings = new ArrayDeque<>(); // {nanos, transit nanos}
+        private long published = -1;
         private long firstBusyDone = -1; // done when the busy spell began, until its first outcome
         private boolean behind;
         private final PriorityQueue<Pending> pending =
@@ -196,6 +242,7 @@ public class IssuePace {
                 window.clear(); // the counters started again (the event's state was rebuilt)
                 firstBusyDone = -1;
             }
+            transit(done, published, now);
             // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
             if (rate > 0 && admitted > done) {
                 if (window.isEmpty() && (firstBusyDone < 0 || done == firstBusyDone)) {
@@ -217,6 +264,53 @@ public class IssuePace {
                 firstBusyDone = -1;
             }
             score(done, now);
+        }
+
+        /**
+         * Times each publication's crossing of the pipeline: the requests a tick saw published are remembered until
+         * {@code done} reaches the middle one, and the time between is one transit (the batch's typical member: its
+         * first is issued sooner, its last later).
+         */
+        private void transit(long done, long publishedNow, long now) {
+            if (publishedNow < published) {
+                publications.clear(); // the counters started again
+            }
+            long from = Math.max(done, Math.max(published, 0));
+            if (publishedNow > from) {
+                publications.addLast(new long[] {now, (from + 1 + publishedNow) / 2});
+                if (publications.size() > PUBLICATIONS_KEPT) {
+                    publications.removeFirst();
+                }
+            }
+            published = publishedNow;
+            while (!publications.isEmpty() && publications.peekFirst()[1] <= done) {
+                crossings.addLast(new long[] {now, now - publications.removeFirst()[0]});
+            }
+            while (!crossings.isEmpty() && now - crossings.peekFirst()[0] > TRANSIT_WINDOW_NANOS) {
+                crossings.removeFirst();
+            }
+        }
+
+        /**
+         * The transit now, in milliseconds: the median of the last second's crossings; with none, the age of the oldest
+         * publication still in flight (a pipeline that has issued nothing of what it was handed, at an event's start
+         * or in a stall, is at least that slow); 0 when nothing was in flight lately. A crossing seen lately wins over
+         * that age: a hiccup of a few hundred milliseconds would otherwise lengthen every estimate told during it.
+         */
+        private long transitMillis(long now) {
+            while (!crossings.isEmpty() && now - crossings.peekFirst()[0] > TRANSIT_WINDOW_NANOS) {
+                crossings.removeFirst();
+            }
+            if (crossings.isEmpty()) {
+                return publications.isEmpty()
+                        ? 0
+                        : Math.round((now - publications.peekFirst()[0]) / 1e6);
+            }
+            long[] transits = crossings.stream()
+                    .mapToLong(crossing -> crossing[1])
+                    .sorted()
+                    .toArray();
+            return Math.round(transits[transits.length / 2] / 1e6);
         }
 
         /** How many times done moved within the window. */
@@ -273,10 +367,11 @@ public class IssuePace {
             if (configured <= 0) {
                 return Pace.configured(configured);
             }
+            long transit = transitMillis(now);
             boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
             if (!fresh) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut
-                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false);
+                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transit, published);
             }
             // The rate the coupon is really issued at, never above the drainer's rate while it sets the pace (so that
             // an operator's cut counts at once), never above the operator's while the worker or MySQL sets it (behind,
@@ -285,7 +380,7 @@ public class IssuePace {
             double assumed = Math.max(0.1, Math.min(cap, measured));
             double fast = Math.min(cap, measured + 2 * deviation);
             double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
-            return new Pace(assumed, Math.max(assumed, fast), slow, true);
+            return new Pace(assumed, Math.max(assumed, fast), slow, true, transit, published);
         }
 
         synchronized void estimated(long sequence, long estimatedMillis, long now) {
@@ -324,6 +419,7 @@ public class IssuePace {
                     cutReason,
                     fresh ? round(measured) : 0,
                     round(pace.assumed()),
+                    pace.transitMillis(),
                     errorCount,
                     p50,
                     p90);

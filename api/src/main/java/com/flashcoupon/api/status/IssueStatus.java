@@ -192,11 +192,11 @@ public record IssueStatus(
                     null,
                     null);
         }
-        long millis = millis(position, pace.assumed());
+        long millis = pace.waitMillis(sequence, done, pace.assumed());
         long wait = seconds(millis);
         var range = new WaitRange(
-                Math.min(wait, seconds(millis(position, pace.fast()))),
-                Math.max(wait, seconds(millis(position, pace.slow()))));
+                Math.min(wait, seconds(pace.waitMillis(sequence, done, pace.fast()))),
+                Math.max(wait, seconds(pace.waitMillis(sequence, done, pace.slow()))));
         double assumed = Math.round(pace.assumed() * 10) / 10.0;
         return new IssueStatus(
                 couponId, memberId, State.WAITING, position, wait, null, null, assumed, range, null, millis, null);

@@ -51,7 +51,8 @@ class IssuePaceTest {
         IssuePace.Pace assumed = pace.pace(1, 20);
         assertThat(assumed.measured()).isTrue();
         assertThat(assumed.assumed()).isCloseTo(5, within(0.5));
-        assertThat(pace.waiting(1, "m", 10_000, 10_000 - 50, 20).estimatedWaitSeconds())
+        // 150 done and 600 published after 30 s: 50 ahead of this one, in flight, at 5/s
+        assertThat(pace.waiting(1, "m", 150 + 50, 150, 20).estimatedWaitSeconds())
                 .isBetween(9L, 11L);
     }
 
@@ -127,6 +128,66 @@ class IssuePaceTest {
         assertThat(snapshot.errorSamples()).isEqualTo(2);
         assertThat(snapshot.errorP50()).isCloseTo(0.0, within(0.01));
         assertThat(snapshot.errorP90()).isCloseTo(0.25, within(0.01));
+    }
+
+    @Test
+    void shouldCountThePipelinesTransitWhenACrowdSlowerThanTheRateKeepsFewAhead() {
+        // 100 admitted per second, each published at the next tick, its outcome 1 s after its publication: at 2,000/s
+        // a member has 101 ahead (in flight) and, counted at the rate alone, would be told 50 ms
+        long now = 0;
+        long published = 0;
+        for (int tick = 1; tick <= 11; tick++) {
+            now = tick * 200 * MS;
+            published = tick * 20L;
+            long done = Math.max(0, (tick - 5) * 20L); // what was published 1 s ago
+            pace.observe(1, done, published, published, 2_000, 2_000, "", now);
+        }
+        clock = now;
+        long done = (11 - 5) * 20L;
+
+        IssuePace.Pace assumed = pace.pace(1, 2_000);
+        assertThat(assumed.measured())
+                .as("1.2 s of outcomes: the rate is not measured yet")
+                .isFalse();
+        assertThat(assumed.transitMillis()).isEqualTo(1_000);
+        IssueStatus admitted = pace.waiting(1, "m", published + 1, done, 2_000);
+        assertThat(admitted.estimatedWaitMillis())
+                .as("published at the next tick, then 1 s")
+                .isEqualTo(1_001);
+        IssueStatus inFlight = pace.waiting(1, "m", done + 60, done, 2_000);
+        assertThat(inFlight.estimatedWaitMillis())
+                .as("60 of the 100 in flight ahead: 0.6 of the transit left")
+                .isEqualTo(600);
+        assertThat(pace.waiting(1, "m", published + 4_001, done, 2_000).estimatedWaitMillis())
+                .as("4,000 to publish ahead at 2,000/s, then the transit")
+                .isEqualTo(3_001);
+    }
+
+    @Test
+    void shouldForgetATransitNotSeenLately() {
+        long now = 0;
+        for (int tick = 1; tick <= 11; tick++) {
+            now = tick * 200 * MS;
+            pace.observe(1, Math.max(0, (tick - 5) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
+        }
+        pace.observe(1, 220, 220, 220, 2_000, 2_000, "", now + 200 * MS); // all issued
+        clock = now + 200 * MS + IssuePace.TRANSIT_WINDOW_NANOS + MS;
+
+        assertThat(pace.pace(1, 2_000).transitMillis()).isZero();
+        assertThat(pace.waiting(1, "m", 321, 220, 2_000).estimatedWaitMillis()).isEqualTo(51);
+    }
+
+    @Test
+    void shouldCountTheTimeSinceTheOldestRequestInFlightWasPublishedWhenNothingCameOutOfIt() {
+        // an event's first batch, published 1.4 s ago: the worker has issued nothing yet
+        pace.observe(1, 0, 300, 300, 2_000, 2_000, "", 0);
+        pace.observe(1, 0, 300, 500, 2_000, 2_000, "", 1_400 * MS);
+        clock = 1_400 * MS;
+
+        assertThat(pace.pace(1, 2_000).transitMillis()).isEqualTo(1_400);
+        assertThat(pace.waiting(1, "m", 500, 0, 2_000).estimatedWaitMillis())
+                .as("200 to publish at 2,000/s, then at least the 1.4 s the first batch has taken so far")
+                .isEqualTo(1_500);
     }
 
     /** 30 s of drain ticks: {@code confirmed} outcomes per second, {@code published} per second, a big queue. */
