@@ -22,7 +22,9 @@ import org.springframework.stereotype.Component;
  * slope of {@code done} over the last {@link #WINDOW_NANOS 5 seconds} of ticks with members waiting), never above the
  * drainer's effective rate while the drainer sets the pace, never above the operator's while the worker or MySQL does;
  * the effective rate until something was measured. A rate is only measured while members wait: an idle coupon is not a
- * slow one.
+ * slow one. It also measures the pipeline's transit, from a request's publication to its outcome, which the estimate
+ * counts when longer than the position's share of the rate ({@link Pace#waitMillis}): a crowd slower than the rate
+ * keeps few ahead of anyone, and its members wait the pipeline's own time.
  *
  * <p>It also measures its own error: for a sample of the admissions this instance answered, the estimate given then
  * is compared with the time {@code done} reached the member's sequence (issuance follows admission order up to one
