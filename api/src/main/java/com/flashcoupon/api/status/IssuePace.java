@@ -19,7 +19,8 @@ import org.springframework.stereotype.Component;
  * rate ({@code RateGovernor}).
  *
  * <p>The estimate divides the position by the assumed rate: the rate the coupon is really issued at (the least-squares
- * slope of {@code done} over the last {@link #WINDOW_NANOS 5 seconds} of ticks with members waiting), never above the
+ * slope of {@code done} over the last {@link #WINDOW_NANOS 5 seconds} of ticks with members waiting for the pipeline: a
+ * backlog to publish, or one in flight), never above the
  * drainer's effective rate while the drainer sets the pace, never above the operator's while the worker or MySQL does;
  * the effective rate until something was measured. A rate is only measured while members wait: an idle coupon is not a
  * slow one. It also measures the pipeline's transit, from a request's publication to its outcome, which the estimate
@@ -61,6 +62,13 @@ public class IssuePace {
 
     /** Publications remembered until their outcome comes: a tick each while requests are in flight. */
     static final int PUBLICATIONS_KEPT = 1_000;
+
+    /**
+     * The rate is measured only while more than this many seconds' worth at the rate wait to be published (or the
+     * pipeline is {@link #BEHIND_SECONDS behind}): with less, the drainer publishes each tick what came in, and the
+     * outcomes' pace is the crowd's, not the pipeline's.
+     */
+    static final double BACKLOG_SECONDS = 0.5;
 
     /** A measured rate older than this is not used: nothing fed it (the coupon is no longer drained). */
     static final long STALE_NANOS = 5_000_000_000L;
@@ -245,8 +253,12 @@ public class IssuePace {
                 firstBusyDone = -1;
             }
             transit(done, published, now);
-            // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
-            if (rate > 0 && admitted > done) {
+            // only members waiting for the pipeline say how fast it issues: an idle coupon is not a slow one, and nor
+            // is
+            // one whose crowd comes slower than the rate (its outcomes follow the arrivals, and a member arriving in a
+            // burst is then issued at the rate, not at the arrivals' pace measured before)
+            boolean backlog = admitted - published > rate * BACKLOG_SECONDS;
+            if (rate > 0 && admitted > done && (backlog || behind)) {
                 if (window.isEmpty() && (firstBusyDone < 0 || done == firstBusyDone)) {
                     // the window starts at the first outcome of a busy spell: before it, the pipeline's start-up
                     // (the worker's first poll) would count as a slow rate

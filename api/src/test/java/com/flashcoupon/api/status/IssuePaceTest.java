@@ -164,6 +164,25 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldNotTakeACrowdSlowerThanTheRateForASlowPipeline() {
+        // 100 admitted per second at 500/s: each tick publishes what came in, the outcomes follow 0.4 s later at the
+        // crowd's pace; a burst arriving next is issued at 500/s, not at the 100/s the outcomes showed
+        long now = 0;
+        for (int tick = 1; tick <= 50; tick++) {
+            now = tick * 200 * MS;
+            long published = tick * 20L;
+            pace.observe(1, Math.max(0, published - 40), published, published, 500, 500, "", now);
+        }
+        clock = now;
+
+        assertThat(pace.pace(1, 500).measured()).isFalse();
+        assertThat(pace.pace(1, 500).assumed()).isEqualTo(500);
+        assertThat(pace.waiting(1, "m", 1_000 + 1_000, 960, 500).estimatedWaitMillis())
+                .as("1,000 to publish at 500/s, then the 400 ms transit")
+                .isEqualTo(2_400);
+    }
+
+    @Test
     void shouldForgetATransitNotSeenLately() {
         long now = 0;
         for (int tick = 1; tick <= 11; tick++) {
