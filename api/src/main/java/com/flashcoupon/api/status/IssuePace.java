@@ -1,10 +1,8 @@
 package com.flashcoupon.api.status;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
@@ -226,14 +224,12 @@ public class IssuePace {
         private int configuredRate;
         private double effectiveRate;
         private String cutReason = "";
-        private double measured = -1; // -1: never measured
-        private double deviation; // how far the window's two halves disagree on the rate
-        private long measuredAtNanos;
-        private final ArrayDeque<long[]> window = new ArrayDeque<>(); // {nanos, done} of busy ticks
-        private final ArrayDeque<long[]> publications = new ArrayDeque<>(); // {nanos, published} still in flight
-        private final ArrayDeque<long[]> crossings = new ArrayDeque<>(); // {nanos, transit nanos}
-        private long published = -1;
-        private long firstBusyDone = -1; // done when the busy spell began, until its first outcome
+        /** Outcomes while members waited at all: the rate governor's clearing rate. */
+        private final RateWindow clearing = new RateWindow();
+        /** Outcomes while members waited for the pipeline (a backlog to publish, or one in flight): the estimates'. */
+        private final RateWindow paced = new RateWindow();
+
+        private final Transit transit = new Transit();
         private boolean behind;
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
@@ -248,132 +244,19 @@ public class IssuePace {
             cutReason = reason == null ? "" : reason;
             double rate = effectiveRate;
             behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
-            if (!window.isEmpty() && done < window.peekLast()[1]) {
-                window.clear(); // the counters started again (the event's state was rebuilt)
-                firstBusyDone = -1;
-            }
-            transit(done, published, now);
-            // only members waiting for the pipeline say how fast it issues: an idle coupon is not a slow one, and nor
-            // is
-            // one whose crowd comes slower than the rate (its outcomes follow the arrivals, and a member arriving in a
-            // burst is then issued at the rate, not at the arrivals' pace measured before)
+            transit.observe(done, published, now);
+            // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
+            boolean waiting = rate > 0 && admitted > done;
+            clearing.tick(waiting, done, now);
+            // and for the estimates, only members waiting for the pipeline: a crowd slower than the rate has outcomes
+            // that follow its arrivals, and a member arriving in a burst is then issued at the rate, not at that pace
             boolean backlog = admitted - published > rate * BACKLOG_SECONDS;
-            if (rate > 0 && admitted > done && (backlog || behind)) {
-                if (window.isEmpty() && (firstBusyDone < 0 || done == firstBusyDone)) {
-                    // the window starts at the first outcome of a busy spell: before it, the pipeline's start-up
-                    // (the worker's first poll) would count as a slow rate
-                    firstBusyDone = done;
-                    score(done, now);
-                    return;
-                }
-                window.addLast(new long[] {now, done});
-                while (now - window.peekFirst()[0] > WINDOW_NANOS) {
-                    window.removeFirst();
-                }
-                if (now - window.peekFirst()[0] >= MIN_WINDOW_NANOS && steps() >= MIN_STEPS) {
-                    measure(now);
-                }
-            } else {
-                window.clear();
-                firstBusyDone = -1;
-            }
+            paced.tick(waiting && (backlog || behind), done, now);
             score(done, now);
         }
 
-        /**
-         * Times each publication's crossing of the pipeline: the requests a tick saw published are remembered until
-         * {@code done} reaches the middle one, and the time between is one transit (the batch's typical member: its
-         * first is issued sooner, its last later).
-         */
-        private void transit(long done, long publishedNow, long now) {
-            if (publishedNow < published) {
-                publications.clear(); // the counters started again
-            }
-            long from = Math.max(done, Math.max(published, 0));
-            if (publishedNow > from) {
-                publications.addLast(new long[] {now, (from + 1 + publishedNow) / 2});
-                if (publications.size() > PUBLICATIONS_KEPT) {
-                    publications.removeFirst();
-                }
-            }
-            published = publishedNow;
-            while (!publications.isEmpty() && publications.peekFirst()[1] <= done) {
-                crossings.addLast(new long[] {now, now - publications.removeFirst()[0]});
-            }
-            while (!crossings.isEmpty() && now - crossings.peekFirst()[0] > TRANSIT_WINDOW_NANOS) {
-                crossings.removeFirst();
-            }
-        }
-
-        /**
-         * The transit now, in milliseconds: the median of the last second's crossings; with none, the age of the oldest
-         * publication still in flight (a pipeline that has issued nothing of what it was handed, at an event's start
-         * or in a stall, is at least that slow); 0 when nothing was in flight lately. A crossing seen lately wins over
-         * that age: a hiccup of a few hundred milliseconds would otherwise lengthen every estimate told during it.
-         */
-        private long transitMillis(long now) {
-            while (!crossings.isEmpty() && now - crossings.peekFirst()[0] > TRANSIT_WINDOW_NANOS) {
-                crossings.removeFirst();
-            }
-            if (crossings.isEmpty()) {
-                return publications.isEmpty()
-                        ? 0
-                        : Math.round((now - publications.peekFirst()[0]) / 1e6);
-            }
-            long[] transits = crossings.stream()
-                    .mapToLong(crossing -> crossing[1])
-                    .sorted()
-                    .toArray();
-            return Math.round(transits[transits.length / 2] / 1e6);
-        }
-
-        /** How many times done moved within the window. */
-        private int steps() {
-            int steps = 0;
-            long last = -1;
-            for (long[] sample : window) {
-                if (last >= 0 && sample[1] != last) {
-                    steps++;
-                }
-                last = sample[1];
-            }
-            return steps;
-        }
-
-        /** The slope of the window, and how far its older and newer halves disagree (the range's width). */
-        private void measure(long now) {
-            List<long[]> samples = List.copyOf(window);
-            measured = Math.max(0, slope(samples, 0, samples.size()));
-            int half = samples.size() / 2;
-            deviation =
-                    half >= 2 ? Math.abs(slope(samples, 0, half + 1) - slope(samples, half, samples.size())) / 2 : 0;
-            measuredAtNanos = now;
-        }
-
-        /** Least-squares slope of done over time, per second, of {@code samples[from, to)}. */
-        private static double slope(List<long[]> samples, int from, int to) {
-            long t0 = samples.get(from)[0];
-            double n = to - from;
-            double sumT = 0;
-            double sumD = 0;
-            for (int i = from; i < to; i++) {
-                sumT += (samples.get(i)[0] - t0) / 1e9;
-                sumD += samples.get(i)[1];
-            }
-            double meanT = sumT / n;
-            double meanD = sumD / n;
-            double num = 0;
-            double den = 0;
-            for (int i = from; i < to; i++) {
-                double t = (samples.get(i)[0] - t0) / 1e9 - meanT;
-                num += t * (samples.get(i)[1] - meanD);
-                den += t * t;
-            }
-            return den > 0 ? num / den : 0;
-        }
-
         synchronized double clearingRate(long now) {
-            return measured >= 0 && now - measuredAtNanos < STALE_NANOS ? measured : 0;
+            return clearing.rate(now);
         }
 
         synchronized Pace pace(int configured, long now) {
@@ -381,20 +264,22 @@ public class IssuePace {
             if (configured <= 0) {
                 return Pace.configured(configured);
             }
-            long transit = transitMillis(now);
-            boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
-            if (!fresh) {
+            long transitMillis = transit.millis(now);
+            long published = transit.published();
+            if (!paced.fresh(now)) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut
-                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transit, published);
+                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transitMillis, published);
             }
             // The rate the coupon is really issued at, never above the drainer's rate while it sets the pace (so that
             // an operator's cut counts at once), never above the operator's while the worker or MySQL sets it (behind,
             // or the drainer's rate cut for them: the governor moves the drainer's rate around what they take).
+            double measured = paced.rate(now);
+            double deviation = paced.deviation();
             double cap = behind || !cutReason.isEmpty() ? configured : ceiling;
             double assumed = Math.max(0.1, Math.min(cap, measured));
             double fast = Math.min(cap, measured + 2 * deviation);
             double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
-            return new Pace(assumed, Math.max(assumed, fast), slow, true, transit, published);
+            return new Pace(assumed, Math.max(assumed, fast), slow, true, transitMillis, published);
         }
 
         synchronized void estimated(long sequence, long estimatedMillis, long now) {
@@ -426,12 +311,11 @@ public class IssuePace {
                 p50 = percentile(sorted, 0.5);
                 p90 = percentile(sorted, 0.9);
             }
-            boolean fresh = measured >= 0 && now - measuredAtNanos < STALE_NANOS;
             return new Snapshot(
                     configuredRate,
                     effectiveRate,
                     cutReason,
-                    fresh ? round(measured) : 0,
+                    round(paced.rate(now)),
                     round(pace.assumed()),
                     pace.transitMillis(),
                     errorCount,

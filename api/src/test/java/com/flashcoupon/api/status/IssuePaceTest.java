@@ -132,35 +132,39 @@ class IssuePaceTest {
 
     @Test
     void shouldCountThePipelinesTransitWhenACrowdSlowerThanTheRateKeepsFewAhead() {
-        // 100 admitted per second, each published at the next tick, its outcome 1 s after its publication: at 2,000/s
-        // a member has 101 ahead (in flight) and, counted at the rate alone, would be told 50 ms
+        // 100 admitted per second at 2,000/s: what a tick sees published went out in the drain after the tick before,
+        // and its outcome comes 1 s after that. A member has 81 ahead (in flight) and, counted at the rate alone,
+        // would be told 40 ms
         long now = 0;
         long published = 0;
         for (int tick = 1; tick <= 11; tick++) {
             now = tick * 200 * MS;
             published = tick * 20L;
-            long done = Math.max(0, (tick - 5) * 20L); // what was published 1 s ago
+            long done = Math.max(0, (tick - 4) * 20L); // what went out 1 s ago
             pace.observe(1, done, published, published, 2_000, 2_000, "", now);
         }
         clock = now;
-        long done = (11 - 5) * 20L;
+        long done = (11 - 4) * 20L;
 
         IssuePace.Pace assumed = pace.pace(1, 2_000);
         assertThat(assumed.measured())
-                .as("1.2 s of outcomes: the rate is not measured yet")
+                .as("nothing waits to be published: the crowd's pace is not the pipeline's")
                 .isFalse();
         assertThat(assumed.transitMillis()).isEqualTo(1_000);
         IssueStatus admitted = pace.waiting(1, "m", published + 1, done, 2_000);
         assertThat(admitted.estimatedWaitMillis())
-                .as("published at the next tick, then 1 s")
+                .as("published in the next drain, then 1 s")
                 .isEqualTo(1_001);
         IssueStatus inFlight = pace.waiting(1, "m", done + 60, done, 2_000);
         assertThat(inFlight.estimatedWaitMillis())
-                .as("60 of the 100 in flight ahead: 0.6 of the transit left")
-                .isEqualTo(600);
+                .as("60 of the 80 in flight ahead: three quarters of the transit left")
+                .isEqualTo(750);
         assertThat(pace.waiting(1, "m", published + 4_001, done, 2_000).estimatedWaitMillis())
                 .as("4,000 to publish ahead at 2,000/s, then the transit")
                 .isEqualTo(3_001);
+        assertThat(pace.waiting(1, "m", published + 4_001, done, 2_000).estimatedWaitRange())
+                .as("the range's slow end at half the rate, with the same transit")
+                .isEqualTo(new IssueStatus.WaitRange(3, 5));
     }
 
     @Test
@@ -171,29 +175,64 @@ class IssuePaceTest {
         for (int tick = 1; tick <= 50; tick++) {
             now = tick * 200 * MS;
             long published = tick * 20L;
-            pace.observe(1, Math.max(0, published - 40), published, published, 500, 500, "", now);
+            pace.observe(1, Math.max(0, published - 20), published, published, 500, 500, "", now);
         }
         clock = now;
 
         assertThat(pace.pace(1, 500).measured()).isFalse();
         assertThat(pace.pace(1, 500).assumed()).isEqualTo(500);
-        assertThat(pace.waiting(1, "m", 1_000 + 1_000, 960, 500).estimatedWaitMillis())
+        assertThat(pace.clearingRate(1))
+                .as("the rate governor still sees how fast outcomes come")
+                .isCloseTo(100, within(5.0));
+        assertThat(pace.waiting(1, "m", 1_000 + 1_000, 980, 500).estimatedWaitMillis())
                 .as("1,000 to publish at 500/s, then the 400 ms transit")
                 .isEqualTo(2_400);
     }
 
     @Test
-    void shouldForgetATransitNotSeenLately() {
+    void shouldMeasureTheRateOfAWorkerFallingBehindWithNothingLeftToPublish() {
+        // everything admitted is published at once (20/s), the worker confirms 5/s: the backlog is in flight
+        long now = 0;
+        for (int tick = 0; tick <= 150; tick++, now += 200 * MS) {
+            long out = tick * 4L;
+            pace.observe(1, tick, out, out, 20, 20, "", now);
+            clock = now;
+        }
+
+        assertThat(pace.pace(1, 20).measured()).isTrue();
+        assertThat(pace.pace(1, 20).assumed()).isCloseTo(5, within(0.5));
+    }
+
+    @Test
+    void shouldKeepTheLastTransitForAWhileAndForgetItOnceNothingIsSeen() {
         long now = 0;
         for (int tick = 1; tick <= 11; tick++) {
             now = tick * 200 * MS;
-            pace.observe(1, Math.max(0, (tick - 5) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
+            pace.observe(1, Math.max(0, (tick - 4) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
         }
-        pace.observe(1, 220, 220, 220, 2_000, 2_000, "", now + 200 * MS); // all issued
-        clock = now + 200 * MS + IssuePace.TRANSIT_WINDOW_NANOS + MS;
+        clock = now;
+        assertThat(pace.pace(1, 2_000).transitMillis()).isEqualTo(1_000);
+        for (int tick = 12; tick <= 22; tick++) { // all issued, then 2 s with nothing in flight
+            now = tick * 200 * MS;
+            pace.observe(1, 220, 220, 220, 2_000, 2_000, "", now);
+        }
+        clock = now;
+        assertThat(pace.pace(1, 2_000).transitMillis())
+                .as("no crossing for a second: the last median still holds")
+                .isPositive();
 
-        assertThat(pace.pace(1, 2_000).transitMillis()).isZero();
+        clock = now + IssuePace.STALE_NANOS + MS;
+        assertThat(pace.pace(1, 2_000).transitMillis())
+                .as("no tick seen for longer than the staleness: nothing known")
+                .isZero();
         assertThat(pace.waiting(1, "m", 321, 220, 2_000).estimatedWaitMillis()).isEqualTo(51);
+
+        for (int tick = 23; tick <= 60; tick++) { // ticks again, idle for more than the staleness
+            now = tick * 200 * MS;
+            pace.observe(1, 220, 220, 220, 2_000, 2_000, "", now);
+        }
+        clock = now;
+        assertThat(pace.pace(1, 2_000).transitMillis()).isZero();
     }
 
     @Test
@@ -207,6 +246,25 @@ class IssuePaceTest {
         assertThat(pace.waiting(1, "m", 500, 0, 2_000).estimatedWaitMillis())
                 .as("200 to publish at 2,000/s, then at least the 1.4 s the first batch has taken so far")
                 .isEqualTo(1_500);
+
+        clock = 4_000 * MS;
+        assertThat(pace.pace(1, 2_000).transitMillis())
+                .as("no tick seen since (Kafka or Redis out of this instance's reach): not a longer stall")
+                .isEqualTo(1_400);
+    }
+
+    @Test
+    void shouldForgetTheTransitWhenTheCountersStartAgain() {
+        long now = 0;
+        for (int tick = 1; tick <= 11; tick++) {
+            now = tick * 200 * MS;
+            pace.observe(1, Math.max(0, (tick - 4) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
+        }
+        // Redis lost the event's state and it was rebuilt: done and published start again from what MySQL knows
+        pace.observe(1, 10, 10, 10, 2_000, 2_000, "", now + 200 * MS);
+        clock = now + 200 * MS;
+
+        assertThat(pace.pace(1, 2_000).transitMillis()).isZero();
     }
 
     /** 30 s of drain ticks: {@code confirmed} outcomes per second, {@code published} per second, a big queue. */

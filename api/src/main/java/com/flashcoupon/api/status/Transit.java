@@ -1,0 +1,91 @@
+package com.flashcoupon.api.status;
+
+import java.util.ArrayDeque;
+
+/**
+ * A coupon's pipeline transit as one api instance sees it ({@link IssuePace}): the time from a request's publication to
+ * Kafka to its outcome. Each drain tick says what was published and what is done; the requests a tick saw published
+ * for the first time went out during the drain that followed the tick before, so they are stamped with that tick's
+ * time, and remembered until {@code done} reaches the middle one (the batch's typical member: its first is issued
+ * sooner, its last later). Not thread-safe: its {@code CouponPace} holds the lock.
+ */
+final class Transit {
+
+    private final ArrayDeque<long[]> publications = new ArrayDeque<>(); // {nanos, middle} still in flight
+    private final ArrayDeque<long[]> crossings = new ArrayDeque<>(); // {nanos, transit nanos}
+    private long published = -1;
+    private long done = -1;
+    private boolean observed;
+    private long observedNanos;
+    private long recent = -1; // the median of the last window's crossings, -1 when none crossed in it
+    private long lastMedian = -1; // the median seen last, and when
+    private long lastMedianNanos;
+
+    /** One drain tick's counters, on whichever instance drains the coupon. */
+    void observe(long doneNow, long publishedNow, long now) {
+        if (doneNow < done) {
+            // the counters started again (the event's state was rebuilt after a Redis loss): nothing before counts
+            publications.clear();
+            crossings.clear();
+            recent = -1;
+            lastMedian = -1;
+        } else if (publishedNow < published) {
+            // the published count went down without a rebuild (an admission known only as a count was settled): what
+            // is above it now was never published under this numbering
+            publications.removeIf(publication -> publication[1] > publishedNow);
+        }
+        long from = Math.max(doneNow, Math.max(published, 0));
+        if (publishedNow > from) {
+            publications.addLast(new long[] {observed ? observedNanos : now, (from + 1 + publishedNow) / 2});
+            if (publications.size() > IssuePace.PUBLICATIONS_KEPT) {
+                publications.removeFirst();
+            }
+        }
+        while (!publications.isEmpty() && publications.peekFirst()[1] <= doneNow) {
+            crossings.addLast(new long[] {now, now - publications.removeFirst()[0]});
+        }
+        while (!crossings.isEmpty() && now - crossings.peekFirst()[0] > IssuePace.TRANSIT_WINDOW_NANOS) {
+            crossings.removeFirst();
+        }
+        recent = crossings.isEmpty() ? -1 : median();
+        if (recent >= 0) {
+            lastMedian = recent;
+            lastMedianNanos = now;
+        }
+        published = publishedNow;
+        done = doneNow;
+        observed = true;
+        observedNanos = now;
+    }
+
+    /**
+     * The transit now, in milliseconds: the median of the crossings of the last {@link IssuePace#TRANSIT_WINDOW_NANOS};
+     * with none, the longer of the last median (for {@link IssuePace#STALE_NANOS}) and the age of the oldest
+     * publication still in flight (a pipeline that has issued nothing of what it was handed, at an event's start or in
+     * a stall, is at least that slow). Ages are counted up to the last tick seen: an instance that stopped seeing the
+     * coupon (Kafka or Redis out of its reach) does not take its own silence for a stall. 0 when nothing was seen
+     * lately.
+     */
+    long millis(long now) {
+        if (!observed || now - observedNanos > IssuePace.STALE_NANOS) {
+            return 0;
+        }
+        if (recent >= 0) {
+            return Math.round(recent / 1e6);
+        }
+        long last = lastMedian >= 0 && observedNanos - lastMedianNanos < IssuePace.STALE_NANOS ? lastMedian : 0;
+        long oldest = publications.isEmpty() ? 0 : observedNanos - publications.peekFirst()[0];
+        return Math.round(Math.max(last, oldest) / 1e6);
+    }
+
+    /** The published count of the last tick seen, -1 before any. */
+    long published() {
+        return published;
+    }
+
+    private long median() {
+        long[] transits =
+                crossings.stream().mapToLong(crossing -> crossing[1]).sorted().toArray();
+        return transits[transits.length / 2];
+    }
+}
