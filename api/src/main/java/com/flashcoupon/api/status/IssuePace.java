@@ -231,6 +231,9 @@ public class IssuePace {
 
         private final Transit transit = new Transit();
         private boolean behind;
+        private long done;
+        private long lastTickNanos = Long.MIN_VALUE;
+        private long tickNanos;
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
         private final double[] errors = new double[ERRORS_KEPT];
@@ -244,6 +247,9 @@ public class IssuePace {
             cutReason = reason == null ? "" : reason;
             double rate = effectiveRate;
             behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
+            tickNanos = lastTickNanos == Long.MIN_VALUE ? 0 : now - lastTickNanos;
+            lastTickNanos = now;
+            this.done = done;
             transit.observe(done, published, now);
             // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
             boolean waiting = rate > 0 && admitted > done;
@@ -264,8 +270,17 @@ public class IssuePace {
             if (configured <= 0) {
                 return Pace.configured(configured);
             }
-            long transitMillis = transit.millis(now);
             long published = transit.published();
+            long transitMillis = transit.millis(now);
+            double clearingNow = clearing.rate(now);
+            long inFlight = published - done;
+            if (clearingNow > 0 && inFlight > 0) {
+                // a crossing is timed once it is over, so it tells how long the pipeline took a transit ago; what is in
+                // flight now, at the rate it clears, is how long it takes now (shorter once a cold worker has warmed).
+                // A tick counts it just before the drainer sends more, at its lowest: half a tick more on average
+                long current = Math.round(inFlight * 1000 / clearingNow) + tickNanos / 2_000_000;
+                transitMillis = Math.min(transitMillis, current);
+            }
             if (!paced.fresh(now)) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut
                 return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transitMillis, published);

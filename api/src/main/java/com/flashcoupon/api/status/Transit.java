@@ -34,11 +34,19 @@ final class Transit {
             // is above it now was never published under this numbering
             publications.removeIf(publication -> publication[1] > publishedNow);
         }
-        long from = Math.max(doneNow, Math.max(published, 0));
+        long from = Math.max(published, 0);
         if (publishedNow > from) {
-            publications.addLast(new long[] {observed ? observedNanos : now, (from + 1 + publishedNow) / 2});
-            if (publications.size() > IssuePace.PUBLICATIONS_KEPT) {
-                publications.removeFirst();
+            long stamp = observed ? observedNanos : now;
+            long middle = (from + 1 + publishedNow) / 2;
+            if (middle <= doneNow) {
+                // published and issued between two ticks: a crossing all the same, in half that time on average (a
+                // pipeline faster than a tick would otherwise show no crossing at all, and an older one would hold)
+                crossings.addLast(new long[] {now, (now - stamp) / 2});
+            } else {
+                publications.addLast(new long[] {stamp, middle});
+                if (publications.size() > IssuePace.PUBLICATIONS_KEPT) {
+                    publications.removeFirst();
+                }
             }
         }
         while (!publications.isEmpty() && publications.peekFirst()[1] <= doneNow) {

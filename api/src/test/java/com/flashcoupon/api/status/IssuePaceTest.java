@@ -185,8 +185,9 @@ class IssuePaceTest {
                 .as("the rate governor still sees how fast outcomes come")
                 .isCloseTo(100, within(5.0));
         assertThat(pace.waiting(1, "m", 1_000 + 1_000, 980, 500).estimatedWaitMillis())
-                .as("1,000 to publish at 500/s, then the 400 ms transit")
-                .isEqualTo(2_400);
+                .as("1,000 to publish at 500/s, then the transit: 20 in flight at 100/s, and half a tick (the crossings"
+                        + " say 400 ms, counted at the ticks)")
+                .isEqualTo(2_300);
     }
 
     @Test
@@ -251,6 +252,41 @@ class IssuePaceTest {
         assertThat(pace.pace(1, 2_000).transitMillis())
                 .as("no tick seen since (Kafka or Redis out of this instance's reach): not a longer stall")
                 .isEqualTo(1_400);
+    }
+
+    @Test
+    void shouldNotHoldAHiccupsTransitWhileThePipelineKeepsUpWithinATick() {
+        // a batch that took 1.4 s, then every batch issued before the next tick sees it
+        pace.observe(1, 0, 100, 5_000, 500, 500, "", 0);
+        pace.observe(1, 0, 100, 5_000, 500, 500, "", 1_200 * MS);
+        pace.observe(1, 100, 100, 5_000, 500, 500, "", 1_400 * MS);
+        long now = 1_400 * MS;
+        for (int tick = 1; tick <= 10; tick++) {
+            now += 200 * MS;
+            long out = 100 + tick * 100L;
+            pace.observe(1, out, out, 5_000, 500, 500, "", now);
+        }
+        clock = now;
+
+        assertThat(pace.pace(1, 500).transitMillis())
+                .as("half a tick: issued within the tick that saw them published")
+                .isEqualTo(100);
+    }
+
+    @Test
+    void shouldTakeTheTransitOfWhatIsInFlightNowWhenTheCrossingsTellOfASlowerPast() {
+        // a cold worker: the first batches took 2 s; now 100 are in flight and clear at 200/s
+        long now = 0;
+        for (int tick = 0; tick <= 40; tick++, now += 200 * MS) {
+            long done = Math.max(0, (tick - 10) * 40L);
+            pace.observe(1, done, Math.max(done + 100, tick * 20L), 100_000, 2_000, 2_000, "", now);
+            clock = now;
+        }
+
+        assertThat(pace.clearingRate(1)).isCloseTo(200, within(5.0));
+        assertThat(pace.pace(1, 2_000).transitMillis())
+                .as("100 in flight at 200/s, and half a tick")
+                .isEqualTo(600);
     }
 
     @Test
