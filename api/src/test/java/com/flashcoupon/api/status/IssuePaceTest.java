@@ -135,15 +135,9 @@ class IssuePaceTest {
         // 100 admitted per second at 2,000/s: what a tick sees published went out in the drain after the tick before,
         // and its outcome comes 1 s after that. A member has 81 ahead (in flight) and, counted at the rate alone,
         // would be told 40 ms
-        long now = 0;
-        long published = 0;
-        for (int tick = 1; tick <= 11; tick++) {
-            now = tick * 200 * MS;
-            published = tick * 20L;
-            long done = Math.max(0, (tick - 4) * 20L); // what went out 1 s ago
-            pace.observe(1, done, published, published, 2_000, 2_000, "", now);
-        }
+        long now = slowCrowd();
         clock = now;
+        long published = 11 * 20L;
         long done = (11 - 4) * 20L;
 
         IssuePace.Pace assumed = pace.pace(1, 2_000);
@@ -206,11 +200,7 @@ class IssuePaceTest {
 
     @Test
     void shouldKeepTheLastTransitForAWhileAndForgetItOnceNothingIsSeen() {
-        long now = 0;
-        for (int tick = 1; tick <= 11; tick++) {
-            now = tick * 200 * MS;
-            pace.observe(1, Math.max(0, (tick - 4) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
-        }
+        long now = slowCrowd();
         clock = now;
         assertThat(pace.pace(1, 2_000).transitMillis()).isEqualTo(1_000);
         for (int tick = 12; tick <= 22; tick++) { // all issued, then 2 s with nothing in flight
@@ -291,16 +281,26 @@ class IssuePaceTest {
 
     @Test
     void shouldForgetTheTransitWhenTheCountersStartAgain() {
-        long now = 0;
-        for (int tick = 1; tick <= 11; tick++) {
-            now = tick * 200 * MS;
-            pace.observe(1, Math.max(0, (tick - 4) * 20L), tick * 20L, tick * 20L, 2_000, 2_000, "", now);
-        }
+        long now = slowCrowd();
         // Redis lost the event's state and it was rebuilt: done and published start again from what MySQL knows
         pace.observe(1, 10, 10, 10, 2_000, 2_000, "", now + 200 * MS);
         clock = now + 200 * MS;
 
         assertThat(pace.pace(1, 2_000).transitMillis()).isZero();
+    }
+
+    /**
+     * 11 ticks of 100 admitted per second at 2,000/s: what a tick sees published went out in the drain after the tick
+     * before, and its outcome comes 1 s after that (done is what went out 1 s ago). Returns the last tick's time.
+     */
+    private long slowCrowd() {
+        long now = 0;
+        for (int tick = 1; tick <= 11; tick++) {
+            now = tick * 200 * MS;
+            long published = tick * 20L;
+            pace.observe(1, Math.max(0, (tick - 4) * 20L), published, published, 2_000, 2_000, "", now);
+        }
+        return now;
     }
 
     /** 30 s of drain ticks: {@code confirmed} outcomes per second, {@code published} per second, a big queue. */
