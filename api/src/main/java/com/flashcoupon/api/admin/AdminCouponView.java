@@ -145,7 +145,8 @@ record AdminCouponView(
     /**
      * The rates behind the issuance and the waiting estimates (docs/http-api.md): the operator's, the drainer's
      * effective rate (below it while the database cannot keep up, with the reason), the rate measured from the
-     * outcomes, the one estimates assume now, the pipeline's transit (publication to outcome) they count, and the estimate's measured error on the instance that answers.
+     * outcomes, the one estimates assume now, the pipeline's transit (publication to outcome) they count, and the
+     * estimate's measured error on the instance that answers.
      */
     record Pace(
             int configuredRatePerSecond,

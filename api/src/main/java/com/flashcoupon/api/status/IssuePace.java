@@ -18,8 +18,8 @@ import org.springframework.stereotype.Component;
  *
  * <p>The estimate divides the position by the assumed rate: the rate the coupon is really issued at (the least-squares
  * slope of {@code done} over the last {@link #WINDOW_NANOS 5 seconds} of ticks with members waiting for the pipeline: a
- * backlog to publish, or one in flight), never above the
- * drainer's effective rate while the drainer sets the pace, never above the operator's while the worker or MySQL does;
+ * backlog to publish, or one in flight), never above the drainer's effective rate while the drainer sets the pace,
+ * never above the operator's while the worker or MySQL does;
  * the effective rate until something was measured. A rate is only measured while members wait: an idle coupon is not a
  * slow one. It also measures the pipeline's transit, from a request's publication to its outcome, which the estimate
  * counts when longer than the position's share of the rate ({@link Pace#waitMillis}): a crowd slower than the rate
@@ -190,7 +190,8 @@ public class IssuePace {
             return Math.max(everyoneAhead, crossing);
         }
 
-        private static long millisAt(long requests, double rate) {
+        /** Milliseconds for {@code requests} at {@code rate} per second (one second each at no rate). */
+        static long millisAt(long requests, double rate) {
             return rate > 0 ? Math.round(requests * 1000 / rate) : requests * 1000;
         }
     }
@@ -231,9 +232,6 @@ public class IssuePace {
 
         private final Transit transit = new Transit();
         private boolean behind;
-        private long done;
-        private long lastTickNanos = Long.MIN_VALUE;
-        private long tickNanos;
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
         private final double[] errors = new double[ERRORS_KEPT];
@@ -247,9 +245,6 @@ public class IssuePace {
             cutReason = reason == null ? "" : reason;
             double rate = effectiveRate;
             behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
-            tickNanos = lastTickNanos == Long.MIN_VALUE ? 0 : now - lastTickNanos;
-            lastTickNanos = now;
-            this.done = done;
             transit.observe(done, published, now);
             // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
             boolean waiting = rate > 0 && admitted > done;
@@ -271,16 +266,7 @@ public class IssuePace {
                 return Pace.configured(configured);
             }
             long published = transit.published();
-            long transitMillis = transit.millis(now);
-            double clearingNow = clearing.rate(now);
-            long inFlight = published - done;
-            if (clearingNow > 0 && inFlight > 0) {
-                // a crossing is timed once it is over, so it tells how long the pipeline took a transit ago; what is in
-                // flight now, at the rate it clears, is how long it takes now (shorter once a cold worker has warmed).
-                // A tick counts it just before the drainer sends more, at its lowest: half a tick more on average
-                long current = Math.round(inFlight * 1000 / clearingNow) + tickNanos / 2_000_000;
-                transitMillis = Math.min(transitMillis, current);
-            }
+            long transitMillis = transit.millis(now, clearing.rate(now));
             if (!paced.fresh(now)) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut
                 return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transitMillis, published);

@@ -202,10 +202,6 @@ public record IssueStatus(
                 couponId, memberId, State.WAITING, position, wait, null, null, assumed, range, null, millis, null);
     }
 
-    private static long millis(long position, double rate) {
-        return rate > 0 ? Math.round(position * 1000 / rate) : position * 1000;
-    }
-
     /** Whole seconds, to the nearest, and at least 1: a member still waiting is not told 0. */
     private static long seconds(long millis) {
         return Math.max(1, Math.round(millis / 1000.0));
@@ -237,7 +233,9 @@ public record IssueStatus(
         long toDraw = Math.max(0, drawAt.toEpochMilli() - nowMillis);
         long lastPlace = Math.max(1, Math.min(places, entrants));
         double rate = pace.assumed();
-        var waitIfPlaced = new WaitRange(seconds(toDraw + millis(1, rate)), seconds(toDraw + millis(lastPlace, rate)));
+        var waitIfPlaced = new WaitRange(
+                seconds(toDraw + IssuePace.Pace.millisAt(1, rate)),
+                seconds(toDraw + IssuePace.Pace.millisAt(lastPlace, rate)));
         double chance = entrants <= 0 ? 1 : Math.min(1, Math.round(places * 10_000.0 / entrants) / 10_000.0);
         var odds = new DrawOdds(drawing ? DrawState.DRAWING : DrawState.OPEN, entrants, places, chance, waitIfPlaced);
         Double assumed = rate > 0 ? Math.round(rate * 10) / 10.0 : null;

@@ -17,6 +17,7 @@ final class Transit {
     private long done = -1;
     private boolean observed;
     private long observedNanos;
+    private long tickNanos; // between the last two ticks seen
     private long recent = -1; // the median of the last window's crossings, -1 when none crossed in it
     private long lastMedian = -1; // the median seen last, and when
     private long lastMedianNanos;
@@ -62,6 +63,7 @@ final class Transit {
         }
         published = publishedNow;
         done = doneNow;
+        tickNanos = observed ? now - observedNanos : 0;
         observed = true;
         observedNanos = now;
     }
@@ -73,17 +75,30 @@ final class Transit {
      * a stall, is at least that slow). Ages are counted up to the last tick seen: an instance that stopped seeing the
      * coupon (Kafka or Redis out of its reach) does not take its own silence for a stall. 0 when nothing was seen
      * lately.
+     *
+     * <p>With {@code clearingRate} (per second, 0 when not measured), at most what is in flight now at that rate, plus
+     * half a tick: a crossing is timed once it is over, so it tells how long the pipeline took a transit ago; what is
+     * in flight now, at the rate it clears, is how long it takes now (shorter once a cold worker has warmed). A tick
+     * counts it just before the drainer sends more, at its lowest: half a tick more on average.
      */
-    long millis(long now) {
+    long millis(long now, double clearingRate) {
         if (!observed || now - observedNanos > IssuePace.STALE_NANOS) {
             return 0;
         }
+        long measured;
         if (recent >= 0) {
-            return Math.round(recent / 1e6);
+            measured = Math.round(recent / 1e6);
+        } else {
+            long last = lastMedian >= 0 && observedNanos - lastMedianNanos < IssuePace.STALE_NANOS ? lastMedian : 0;
+            long oldest =
+                    publications.isEmpty() ? 0 : observedNanos - publications.peekFirst()[0];
+            measured = Math.round(Math.max(last, oldest) / 1e6);
         }
-        long last = lastMedian >= 0 && observedNanos - lastMedianNanos < IssuePace.STALE_NANOS ? lastMedian : 0;
-        long oldest = publications.isEmpty() ? 0 : observedNanos - publications.peekFirst()[0];
-        return Math.round(Math.max(last, oldest) / 1e6);
+        long inFlight = published - done;
+        if (clearingRate > 0 && inFlight > 0) {
+            return Math.min(measured, Math.round(inFlight * 1000 / clearingRate) + tickNanos / 2_000_000);
+        }
+        return measured;
     }
 
     /** The published count of the last tick seen, -1 before any. */
