@@ -44,17 +44,8 @@ redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3]
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'drawn', '1')
 end
--- gate (issue 26): the eligibility rules and the human check, split from ARGV[14]
-if ARGV[14] and ARGV[14] ~= '' then
-  local g, from = {}, 1
-  for i = 1, 5 do
-    local at = string.find(ARGV[14], '\r', from, true)
-    g[i] = string.sub(ARGV[14], from, at - 1)
-    from = at + 1
-  end
-  redis.call('HSET', KEYS[1], 'elig', g[1], 'eligMode', g[2], 'eligN', g[3], 'human', g[4], 'bits', g[5],
-    'claims', string.sub(ARGV[14], from))
-end
+-- gate (issue 26): the eligibility rules and the human check, split from ARGV[14] (gate_settings.lua, in front)
+gate_settings(KEYS[1], ARGV[14])
 if lost then
   -- The queue holds the members MySQL decided (restored, or recorded by the worker meanwhile), all published:
   -- they stand below the cursor, base counts the other published admissions once (the stock floor), and the

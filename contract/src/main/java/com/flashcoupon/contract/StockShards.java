@@ -100,6 +100,45 @@ public final class StockShards {
     }
 
     /**
+     * A shard's results: member → the worker's result, for the members whose home it is. The keys from here to
+     * {@link #addressLimit} are, for shard 0, the event's own ({@link CouponKeys}): an event of one shard keeps the keys
+     * it always had.
+     */
+    public static String result(String tag) {
+        return tag + ":result";
+    }
+
+    /** A shard's counters (refusals, members asking again), as the event's stats hash. */
+    public static String stats(String tag) {
+        return tag + ":stats";
+    }
+
+    /** A shard's fair-start entrants (a RANDOMIZED_START event's window). */
+    public static String draw(String tag) {
+        return tag + ":draw";
+    }
+
+    /** The part of an event's eligibility list whose members' home is this shard. */
+    public static String eligible(String tag) {
+        return tag + ":eligible";
+    }
+
+    /** COUNT_ONLY's would-be refusals by a gate rule ("list" or "claims"), of this shard's members. */
+    public static String wouldRefuse(String tag, String rule) {
+        return tag + ":wouldRefuse:" + rule;
+    }
+
+    /** A member's rate limit on the event's endpoints, on their home shard. */
+    public static String memberLimit(String tag, String memberId) {
+        return tag + ":rl:m:" + memberId;
+    }
+
+    /** An address's rate limit on the event's endpoints, on one shard: its rate is the address's over the shards. */
+    public static String addressLimit(String tag, String address) {
+        return tag + ":rl:a:" + address;
+    }
+
+    /**
      * The keys of one shard's stock, queue, order and transfers, by tag: of shard 0, those besides the event's own
      * ({@link CouponKeys#state}, which has its queue, sequence and cursor); of the others, all of them. What
      * retirement is to remove, shard by shard (each list in one slot).
@@ -107,7 +146,16 @@ public final class StockShards {
     public static List<String> state(String tag, int shard) {
         List<String> keys = new ArrayList<>(List.of(stock(tag), times(tag), escrow(tag), received(tag)));
         if (shard > 0) {
-            keys.addAll(List.of(queue(tag), seq(tag), cursor(tag)));
+            keys.addAll(List.of(
+                    queue(tag),
+                    seq(tag),
+                    cursor(tag),
+                    result(tag),
+                    stats(tag),
+                    draw(tag),
+                    eligible(tag),
+                    wouldRefuse(tag, "list"),
+                    wouldRefuse(tag, "claims")));
         }
         return keys;
     }

@@ -41,6 +41,21 @@ class StockShardsTest {
     }
 
     @Test
+    void shouldNameShardZerosKeysAsTheEventsOwn() {
+        String tag = StockShards.tag(42, 6, 0);
+        assertThat(StockShards.queue(tag)).isEqualTo(CouponKeys.queue(42));
+        assertThat(StockShards.seq(tag)).isEqualTo(CouponKeys.seq(42));
+        assertThat(StockShards.cursor(tag)).isEqualTo(CouponKeys.cursor(42));
+        assertThat(StockShards.result(tag)).isEqualTo(CouponKeys.result(42));
+        assertThat(StockShards.stats(tag)).isEqualTo(CouponKeys.stats(42));
+        assertThat(StockShards.draw(tag)).isEqualTo(CouponKeys.draw(42));
+        assertThat(StockShards.eligible(tag)).isEqualTo(CouponKeys.eligible(42));
+        assertThat(StockShards.wouldRefuse(tag, "list")).isEqualTo(CouponKeys.wouldRefuse(42, "list"));
+        assertThat(StockShards.memberLimit(tag, "m-1")).isEqualTo(CouponKeys.memberLimit(42, "m-1"));
+        assertThat(StockShards.addressLimit(tag, "10.0.0.0")).isEqualTo(CouponKeys.addressLimit(42, "10.0.0.0"));
+    }
+
+    @Test
     void shouldPutEachShardInAnArcOfItsOwnWhateverTheCoupon() {
         for (int shards : new int[] {2, 3, 6, 7, 64}) {
             for (long coupon = 1; coupon <= 300; coupon++) {

@@ -33,8 +33,13 @@ import reactor.core.publisher.Mono;
 public class CouponMirror {
 
     private static final Logger log = LoggerFactory.getLogger(CouponMirror.class);
-    private static final RedisScript<Long> MIRROR = RedisScript.of(LuaScripts.text("scripts/mirror.lua"), Long.class);
+    /** mirror.lua with the gate's settings' writer in front: one text for the api and the tests that run it. */
+    public static final String MIRROR_TEXT =
+            LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/mirror.lua");
+
+    private static final RedisScript<Long> MIRROR = RedisScript.of(MIRROR_TEXT, Long.class);
     private static final long RESTORED = 0;
+    private static final long UPDATED = 1;
     private static final long STALE = 2;
     private static final long RETIRED = 3;
     private static final long RESTORING = 4;
@@ -96,7 +101,7 @@ public class CouponMirror {
      */
     public Mono<Void> mirror(Coupon coupon) {
         unknown.forget(coupon.id());
-        return write(coupon, WAIT_ATTEMPTS).then(shards.deal(coupon));
+        return write(coupon, WAIT_ATTEMPTS).then();
     }
 
     /**
@@ -211,7 +216,11 @@ public class CouponMirror {
                                             token,
                                             drawn,
                                             prepared.getT1()))
-                            .next();
+                            .next()
+                            // an event of more than one shard: its stock dealt, and its settings on every shard
+                            .flatMap(outcome -> outcome == RESTORED || outcome == UPDATED
+                                    ? shards.deal(coupon, prepared.getT1()).thenReturn(outcome)
+                                    : Mono.just(outcome));
                 })
                 .handle(logging(outcome -> {
                     if (outcome == RESTORED && base > 0) {

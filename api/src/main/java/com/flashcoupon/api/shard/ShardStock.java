@@ -1,7 +1,9 @@
 package com.flashcoupon.api.shard;
 
 import static com.flashcoupon.api.redis.RedisReplies.number;
+import static com.flashcoupon.api.redis.RedisReplies.text;
 
+import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
@@ -45,21 +47,72 @@ public final class ShardStock {
     }
 
     public enum Outcome {
-        /** a shard has no stock hash: the event is not mirrored (or Redis lost it) */
+        /** a shard has no stock hash or no settings: the event is not mirrored (or Redis lost it) */
         MISSING,
         ADMITTED,
         ASKED_BEFORE,
-        SOLD_OUT
+        SOLD_OUT,
+        /** before {@code openAt}: {@link Result#detail} is openAt (epoch ms) */
+        NOT_OPEN_YET,
+        CLOSED,
+        /** {@link Result#detail}: the refusing limit (1 member, 2 address); {@link Result#waitMillis} the wait */
+        RATE_LIMITED,
+        NOT_ANNOUNCED,
+        /** {@link Result#detail}: the gate's reason (gate.lua), as for an event of one shard */
+        GATE_REFUSED,
+        /** the event has another shard count than the one asked with: {@link Result#detail} is the one it has */
+        RESHARDED
     }
 
     /**
-     * An admission's answer: the member's home shard and, when admitted, their sequence on it and the time of their
-     * admission (microseconds, by the shard's primary's clock; 0 otherwise).
+     * An admission's answer: the member's home shard; when admitted or asked before, their sequence on it and the time
+     * of their admission (microseconds, by the shard's primary's clock; 0 otherwise); the detail of a refusal (see
+     * {@link Outcome}), the event's rate, the member's result when they have one ('' otherwise), and the gate's
+     * COUNT_ONLY rules that would have refused a member just admitted (gate.lua).
      */
-    public record Result(Outcome outcome, int shard, long sequence, long time) {
+    public record Result(
+            Outcome outcome,
+            int shard,
+            long sequence,
+            long time,
+            long detail,
+            long waitMillis,
+            int rate,
+            String result,
+            long gateWouldRefuse) {
 
         Result(Outcome outcome, int shard) {
-            this(outcome, shard, 0, 0);
+            this(outcome, shard, 0, 0, 0, 0, 0, "", 0);
+        }
+    }
+
+    /**
+     * What admission runs with besides the member: the address its limit is charged to ('' when that limit is off),
+     * the limits' rates and bursts (the member's, then the address's over the event's shards: {@link
+     * #addressShare}), the member's claims and the proof's check (gate.lua's ARGV 6 and 7).
+     */
+    public record Request(String address, List<String> limits, String claims, String proof) {
+
+        /** No limits, no claims, no proof: what tests of the stock alone ask with. */
+        public static final Request PLAIN = new Request("", List.of("0", "0", "0", "0"), "", "");
+
+        /** The same request once charged: asking again after a transfer does not pay a second time. */
+        Request charged() {
+            return new Request(address, List.of("0", "0", "0", "0"), claims, proof);
+        }
+    }
+
+    /**
+     * The event's settings each shard keeps for its admissions (shard_init.lua): the MySQL row's version (an older one
+     * is never written over a newer), the window, the rate, the announcement (0 = none) and the gate's settings
+     * (GateSettings.mirrorArg; '' none).
+     */
+    public record Settings(
+            long version, long openAt, long closeAt, boolean closed, int rate, long announceAt, String gate) {
+
+        /** Open since the epoch, never closing, no gate: what tests of the stock alone deal with. */
+        public static Settings open(int rate) {
+            return new Settings(0, 0, 0, false, rate, 0, "");
         }
     }
 
@@ -74,8 +127,12 @@ public final class ShardStock {
         }
     }
 
-    static final ScriptConnection.Script INIT = script("shard_init.lua");
-    static final ScriptConnection.Script ADMIT = script("shard_admit.lua");
+    static final ScriptConnection.Script INIT = ScriptConnection.Script.of(
+            LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
+
+    /** shard_admit.lua with the rate limits and the gate in front, as admit.lua has them. */
+    static final ScriptConnection.Script ADMIT = ScriptConnection.Script.of(
+            LuaScripts.text("scripts/gate.lua") + RateLimits.withLimits("scripts/shard_admit.lua"));
 
     /** Refills tried for one admission before it fails: each means another member took what was moved. */
     static final int MAX_REFILLS = 10_000;
@@ -107,44 +164,130 @@ public final class ShardStock {
         return found;
     }
 
+    /** Deals the stock as below, with the settings of an event open since the epoch at 1,000 a second. */
+    public Mono<Void> init(long couponId, int shards, int total) {
+        return init(couponId, shards, total, Settings.open(1_000));
+    }
+
     /**
      * Deals the stock: shard i gets {@code total / K}, one more for the first {@code total mod K}; each share is set
-     * only once, so dealing again never undoes a transfer.
+     * only once, so dealing again never undoes a transfer. The settings are written on every shard each time, unless
+     * a shard holds a newer version.
      */
-    public Mono<Void> init(long couponId, int shards, int total) {
+    public Mono<Void> init(long couponId, int shards, int total, Settings settings) {
         String[] tags = tags(couponId, shards);
         return Flux.range(0, shards)
                 .concatMap(shard -> redis.eval(
                         INIT,
                         new String[] {StockShards.stock(tags[shard])},
                         Integer.toString(total / shards + (shard < total % shards ? 1 : 0)),
-                        Integer.toString(total)))
+                        Integer.toString(total),
+                        Long.toString(settings.version()),
+                        Integer.toString(shards),
+                        Long.toString(settings.openAt()),
+                        Long.toString(settings.closeAt()),
+                        settings.closed() ? "1" : "0",
+                        Integer.toString(settings.rate()),
+                        Long.toString(settings.announceAt()),
+                        settings.gate()))
                 .then();
     }
 
-    /** Admits the member on their home shard, moving stock there when it is out and another shard is not. */
+    /** Admits the member with no limits and no gate (tests of the stock alone). */
     public Mono<Result> admit(long couponId, int shards, String memberId) {
-        return admitAt(tags(couponId, shards), StockShards.home(memberId, shards), memberId, 0);
+        return admit(couponId, shards, memberId, Request.PLAIN);
     }
 
-    private Mono<Result> admitAt(String[] tags, int home, String memberId, int refills) {
+    /**
+     * Admits the member on their home shard, moving stock there when it is out and another shard is not; the limits
+     * and the gate are checked in the same step (shard_admit.lua).
+     */
+    public Mono<Result> admit(long couponId, int shards, String memberId, Request request) {
+        return admitAt(tags(couponId, shards), StockShards.home(memberId, shards), memberId, request, 0);
+    }
+
+    /**
+     * The address's share of its limit on each shard: the address's members spread over the shards by their home, so
+     * each shard allows {@code 1/K} of the rate and of the burst (at least one request a second and a burst of one).
+     */
+    public static List<String> addressShare(List<String> limits, int shards) {
+        long rate = Long.parseLong(limits.get(2));
+        if (rate <= 0 || shards <= 1) {
+            return limits;
+        }
+        long burst = Long.parseLong(limits.get(3));
+        return List.of(
+                limits.get(0),
+                limits.get(1),
+                Long.toString(Math.max(1, rate / shards)),
+                Long.toString(Math.max(1, burst / shards)));
+    }
+
+    private Mono<Result> admitAt(String[] tags, int home, String memberId, Request request, int refills) {
         String tag = tags[home];
+        String[] keys = {
+            StockShards.stock(tag),
+            StockShards.queue(tag),
+            StockShards.seq(tag),
+            StockShards.times(tag),
+            StockShards.memberLimit(tag, memberId),
+            StockShards.addressLimit(tag, request.address()),
+            StockShards.stats(tag),
+            StockShards.eligible(tag),
+            StockShards.wouldRefuse(tag, "list"),
+            StockShards.wouldRefuse(tag, "claims"),
+            StockShards.draw(tag),
+            StockShards.result(tag)
+        };
+        List<String> limits = request.limits();
         return redis.eval(
                         ADMIT,
-                        new String[] {
-                            StockShards.stock(tag), StockShards.queue(tag), StockShards.seq(tag), StockShards.times(tag)
-                        },
-                        memberId)
+                        keys,
+                        memberId,
+                        limits.get(0),
+                        limits.get(1),
+                        limits.get(2),
+                        limits.get(3),
+                        request.claims(),
+                        request.proof(),
+                        Integer.toString(tags.length))
                 .flatMap(reply -> {
                     int outcome = (int) number(reply, 0);
+                    int rate = (int) number(reply, 4);
                     return switch (outcome) {
                         case 0 -> Mono.just(new Result(Outcome.MISSING, home));
                         case 1 -> {
                             transfers.hints().saw(tags, home, number(reply, 2));
-                            yield Mono.just(new Result(Outcome.ADMITTED, home, number(reply, 1), number(reply, 3)));
+                            yield Mono.just(new Result(
+                                    Outcome.ADMITTED,
+                                    home,
+                                    number(reply, 1),
+                                    number(reply, 3),
+                                    0,
+                                    0,
+                                    rate,
+                                    "",
+                                    number(reply, 5)));
                         }
-                        case 2 -> Mono.just(new Result(Outcome.ASKED_BEFORE, home, number(reply, 1), number(reply, 3)));
-                        case 3 -> Mono.just(new Result(Outcome.SOLD_OUT, home));
+                        case 2 ->
+                            Mono.just(new Result(
+                                    Outcome.ASKED_BEFORE,
+                                    home,
+                                    number(reply, 1),
+                                    number(reply, 3),
+                                    0,
+                                    0,
+                                    rate,
+                                    text(reply, 5),
+                                    0));
+                        case 3 -> Mono.just(refusal(Outcome.SOLD_OUT, home, 0, 0, rate));
+                        case 4 -> Mono.just(refusal(Outcome.NOT_OPEN_YET, home, number(reply, 1), 0, rate));
+                        case 5 -> Mono.just(refusal(Outcome.CLOSED, home, 0, 0, rate));
+                        case 6 ->
+                            Mono.just(refusal(Outcome.RATE_LIMITED, home, number(reply, 1), number(reply, 2), rate));
+                        case 9 -> Mono.just(refusal(Outcome.NOT_ANNOUNCED, home, 0, 0, rate));
+                        case 10 -> Mono.just(refusal(Outcome.GATE_REFUSED, home, number(reply, 1), 0, rate));
+                        case 12 -> Mono.just(refusal(Outcome.RESHARDED, home, number(reply, 1), 0, rate));
                         case 11 -> {
                             if (refills >= MAX_REFILLS) {
                                 yield Mono.error(new IllegalStateException(
@@ -152,18 +295,24 @@ public final class ShardStock {
                             }
                             long total = number(reply, 3);
                             transfers.hints().saw(tags, home, 0);
+                            // the limits were charged by this call: asking again after the transfer does not pay twice
+                            Request charged = request.charged();
                             yield transfers
                                     .refill(tags, home, want(total, tags.length))
                                     .flatMap(refill -> switch (refill) {
-                                        case SOLD_OUT -> Mono.just(new Result(Outcome.SOLD_OUT, home));
+                                        case SOLD_OUT -> Mono.just(refusal(Outcome.SOLD_OUT, home, 0, 0, rate));
                                         case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
                                         case PENDING -> Mono.error(new Unsettled(home));
-                                        case MOVED, RETRY -> admitAt(tags, home, memberId, refills + 1);
+                                        case MOVED, RETRY -> admitAt(tags, home, memberId, charged, refills + 1);
                                     });
                         }
                         default -> Mono.error(new IllegalStateException("shard_admit.lua answered " + outcome));
                     };
                 });
+    }
+
+    private static Result refusal(Outcome outcome, int shard, long detail, long waitMillis, int rate) {
+        return new Result(outcome, shard, 0, 0, detail, waitMillis, rate, "", 0);
     }
 
     /**

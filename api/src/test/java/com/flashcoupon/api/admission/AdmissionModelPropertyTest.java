@@ -52,7 +52,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 class AdmissionModelPropertyTest {
 
-    private static final RedisScript<Long> MIRROR = RedisScript.of(LuaScripts.text("scripts/mirror.lua"), Long.class);
+    private static final RedisScript<Long> MIRROR = RedisScript.of(CouponMirror.MIRROR_TEXT, Long.class);
 
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> STATUS =

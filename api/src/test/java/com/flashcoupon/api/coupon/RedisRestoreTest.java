@@ -7,7 +7,6 @@ import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.RedisMonitor;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
-import com.flashcoupon.contract.LuaScripts;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -157,7 +156,7 @@ class RedisRestoreTest extends ApiTestBase {
 
             // the other caller ends its restore: the meta as MySQL has it, written with its token
             Long restored = redis.execute(
-                    RedisScript.of(LuaScripts.text("scripts/mirror.lua"), Long.class),
+                    RedisScript.of(CouponMirror.MIRROR_TEXT, Long.class),
                     CouponMirror.keys(id),
                     "Test coupon",
                     "3",
