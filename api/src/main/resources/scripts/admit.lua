@@ -18,12 +18,18 @@
 --     (charged to the rate limits like any admission)
 --   10 refused by the gate (gate.lua), nothing written but its counter: a = 1 not on the list, 2 a claim rule,
 --      3 proof required, 4 proof invalid, 5 human-check service unavailable, 6 a token to check first; c = rate
+--   11 the event's stock is in shards (docs/architecture.md, "Stock shards"): a = their count; nothing charged, the api
+--      admits the member on their home shard (shard_admit.lua)
 --   after the draw, a member of it asking again gets 2: with their sequence, or with result 'F:SOLD_OUT' (not placed)
 -- The stock cap counts the queue, base (admissions known only as a count after a Redis loss) and held (places of a
 -- closed window that the draw job has not written into the queue yet).
-local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base', 'announceAt')
+local meta = redis.call('HMGET', KEYS[1], 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base', 'announceAt',
+  'shards')
 if not meta[1] then
   return {0, 0, 0, 0, '', 0}
+end
+if meta[8] and meta[8] ~= '1' then
+  return {11, tonumber(meta[8]), 0, 0, '', 0}
 end
 local refused, wait = check_limits(7, 2, 2)
 if refused > 0 then

@@ -8,10 +8,11 @@
 -- KEYS: 1 lease, 2 meta, 3 queue, 4 cursor, 5 done, 6 stats, 7 seq, 8 the draw       ARGV: 1 owner id, 2 lease ttl ms
 -- Returns {owned (0/1), cursor, queued, rate, base, done, effective rate ('' when none), reason of a cut or '',
 -- worker write latency ms ('' when none), age of that latency in ms}; owned is 0 when the coupon is not in Redis,
--- when nothing is left to publish, or when another instance holds the lease; rate is 0 when the coupon is not in Redis.
+-- when nothing is left to publish, when another instance holds the lease, or when the event's stock is in shards;
+-- rate is 0 when the coupon is not in Redis.
 -- A field that is not a number (rate, base, done) comes back as -1, and a write time that is not one as an old one,
 -- instead of failing the script on every tick (a stall nothing ended): the drainer logs and counts it.
-local meta = redis.call('HMGET', KEYS[2], 'rate', 'base', 'effRate', 'effReason')
+local meta = redis.call('HMGET', KEYS[2], 'rate', 'base', 'effRate', 'effReason', 'shards')
 if not meta[1] then
   return {0, 0, 0, 0, 0, 0, '', '', '', 0}
 end
@@ -31,7 +32,9 @@ local function progress(owned)
   return {owned, cursor, queued, tonumber(meta[1]) or -1, tonumber(meta[2] or '0') or -1, done, meta[3] or '', meta[4] or '',
     health[1] or '', age}
 end
-if cursor >= queued or draw_state == 2 then
+-- an event whose stock is in shards is published across them in admission-time order (docs/architecture.md, "Stock
+-- shards"), never from shard 0's queue alone
+if cursor >= queued or draw_state == 2 or (meta[5] and meta[5] ~= '1') then
   return progress(0)
 end
 local owner = redis.call('GET', KEYS[1])

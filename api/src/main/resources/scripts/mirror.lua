@@ -13,6 +13,8 @@
 --       13 announceAt: from when members may see the event (epoch ms), 0 when they always may (admit.lua answers
 --          outcome 9 before it, coupon_state.lua returns it)
 --       14 the gate (issue 26, gate.lua), when given: elig, eligMode, eligN, human, bits, claims, separated by '\r'
+--       15 the event's stock shards (docs/architecture.md, "Stock shards"; '1' when not given): above 1, admit.lua sends
+--          its members to their home shard
 -- Returns 1 when the coupon was already mirrored (and is now updated), 0 when this call restored (or created) it,
 --         2 when Redis holds a newer version (a stale snapshot: nothing written, so a close is never undone),
 --         3 when the event is retired (nothing written: a retired event never comes back into Redis),
@@ -40,7 +42,8 @@ if lost then
   end
 end
 redis.call('HSET', KEYS[1], 'name', ARGV[1], 'total', ARGV[2], 'openAt', ARGV[3], 'closeAt', ARGV[4],
-  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0', 'announceAt', ARGV[13] or '0')
+  'closed', ARGV[5], 'rate', ARGV[6], 'version', ARGV[8], 'drawAt', ARGV[11] or '0', 'announceAt', ARGV[13] or '0',
+  'shards', ARGV[15] or '1')
 if ARGV[12] == '1' then
   redis.call('HSET', KEYS[1], 'drawn', '1')
 end

@@ -108,6 +108,11 @@ public final class StockShards {
         return tag + ":result";
     }
 
+    /** How many of a shard's members have their result (the worker counts them on their home shard). */
+    public static String done(String tag) {
+        return tag + ":done";
+    }
+
     /** A shard's counters (refusals, members asking again), as the event's stats hash. */
     public static String stats(String tag) {
         return tag + ":stats";
@@ -151,6 +156,7 @@ public final class StockShards {
                     seq(tag),
                     cursor(tag),
                     result(tag),
+                    done(tag),
                     stats(tag),
                     draw(tag),
                     eligible(tag),

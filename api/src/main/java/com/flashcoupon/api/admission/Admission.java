@@ -44,7 +44,12 @@ record Admission(Outcome outcome, long sequence, long done, int rate, String res
         /** before the event's announceAt: answered as for a coupon that does not exist (admit.lua's 9) */
         NOT_ANNOUNCED,
         /** refused by the gate (gate.lua, issue 26): {@code sequence} is the reason */
-        GATE_REFUSED;
+        GATE_REFUSED,
+        /**
+         * the event's stock is in shards (admit.lua's 11): {@code sequence} is their count; nothing was charged, and the
+         * member is admitted on their home shard ({@link ShardAdmissions})
+         */
+        SHARDED;
 
         static Outcome fromScript(long code) {
             return values()[(int) code];

@@ -66,6 +66,7 @@ class AdmissionService {
     private final RetiredAnswers retiredAnswers;
 
     private final EntryReceipts receipts;
+    private final ShardAdmissions sharded;
 
     AdmissionService(
             ScriptConnection redis,
@@ -81,7 +82,9 @@ class AdmissionService {
             MeterRegistry meters,
             GateChecks gateChecks,
             RetiredGate retiredGate,
-            EntryReceipts receipts) {
+            EntryReceipts receipts,
+            ShardAdmissions sharded) {
+        this.sharded = sharded;
         this.receipts = receipts;
         this.gateChecks = gateChecks;
         this.pace = pace;
@@ -156,14 +159,14 @@ class AdmissionService {
             localRefusals.increment();
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
-        return runScript(couponId, memberId, charged, presented)
+        return run(couponId, memberId, charged, presented)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
                         ? checked(couponId, memberId, charged, presented, request, ran)
                         : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged)
                                                 .then(retiredAnswers.answer(coupon, memberId, presented))
-                                        : runScript(couponId, memberId, charged, presented)
+                                        : run(couponId, memberId, charged, presented)
                                                 .flatMap(again -> checked(
                                                         couponId, memberId, charged, presented, request, again))));
     }
@@ -175,21 +178,24 @@ class AdmissionService {
             RateLimits.CouponLimits charged,
             GateChecks.Presented presented,
             ServerHttpRequest request,
-            Ran ran) {
+            ScriptAnswer ran) {
         if (ran.admission().outcome() != Admission.Outcome.GATE_REFUSED
                 || ran.admission().sequence() != GateChecks.CHECK_TOKEN) {
             return decided(couponId, memberId, ran);
         }
         return gateChecks
                 .verified(presented, request)
-                .flatMap(verified -> runScript(couponId, memberId, charged, verified)
+                .flatMap(verified -> run(couponId, memberId, charged, verified)
                         .flatMap(again -> decided(couponId, memberId, again))
                         .onErrorMap(error -> gateChecks.withCheck(error, verified)));
     }
 
-    private Mono<Answer> decided(long couponId, String memberId, Ran ran) {
+    private Mono<Answer> decided(long couponId, String memberId, ScriptAnswer ran) {
         Admission admission = ran.admission();
-        gate.learn(couponId, admission);
+        // a sold-out event of more than one shard is not answered locally: its places are in every shard's queue
+        if (admission.outcome() != Admission.Outcome.SOLD_OUT || sharded.shards(couponId) <= 1) {
+            gate.learn(couponId, admission);
+        }
         // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
         // 202 into a 503 (F18)
         Mono<Answer> answer = Mono.defer(() -> {
@@ -204,7 +210,9 @@ class AdmissionService {
             case ALREADY_ASKED -> admission.result().isEmpty();
             default -> false;
         };
-        return promise && minReplicas > 0 ? replicated(couponId, ran.epoch()).then(answer) : answer;
+        return promise && minReplicas > 0
+                ? replicated(couponId, ran.replicaKey(), ran.epoch()).then(answer)
+                : answer;
     }
 
     /**
@@ -216,8 +224,8 @@ class AdmissionService {
      * repeat too: admit.lua counts it), so the connection's {@code WAIT} covers the member's own admission, whichever
      * instance made it.
      */
-    private Mono<Void> replicated(long couponId, long epoch) {
-        return redis.awaitReplicas(CouponKeys.queue(couponId), minReplicas, replicaTimeoutMs, epoch)
+    private Mono<Void> replicated(long couponId, String key, long epoch) {
+        return redis.awaitReplicas(key, minReplicas, replicaTimeoutMs, epoch)
                 .onErrorMap(error -> {
                     log.warn("the replica wait of coupon {} failed: {}", couponId, error.toString());
                     return ApiException.admissionOutcomeUnknown(couponId);
@@ -265,13 +273,63 @@ class AdmissionService {
             case CLOSED -> Mono.error(ApiException.closed(couponId));
             case MIRROR_MISSING -> Mono.error(ApiException.unavailable("The coupon's admission state"));
             case GATE_REFUSED -> Mono.error(gateChecks.refusal(couponId, admission.sequence()));
+            case SHARDED -> Mono.error(ApiException.unavailable("The coupon's admission state"));
         };
     }
 
-    /** What the script answered, and the script connection's epoch when it was sent (see {@link #replicated}). */
-    private record Ran(Admission admission, long epoch) {}
+    /** Hops between admit.lua and the shards one admission may take (a count learned, changed, or stock lost). */
+    private static final int SHARD_HOPS = 3;
 
-    private Mono<Ran> runScript(
+    /**
+     * Runs the admission: admit.lua on the event's slot, or shard_admit.lua on the member's home shard for an event
+     * whose stock is in shards ({@link ShardAdmissions}; admit.lua tells this instance the count the first time). A
+     * shard without stock sends the member back to admit.lua, which restores an event Redis lost.
+     */
+    private Mono<ScriptAnswer> run(
+            long couponId, String memberId, RateLimits.CouponLimits charged, GateChecks.Presented gate) {
+        int shards = sharded.shards(couponId);
+        return hop(
+                couponId,
+                memberId,
+                charged,
+                gate,
+                shards > 1
+                        ? sharded.admit(couponId, shards, memberId, charged, gate)
+                        : runScript(couponId, memberId, charged, gate),
+                SHARD_HOPS);
+    }
+
+    private Mono<ScriptAnswer> hop(
+            long couponId,
+            String memberId,
+            RateLimits.CouponLimits charged,
+            GateChecks.Presented gate,
+            Mono<ScriptAnswer> step,
+            int hops) {
+        return step.flatMap(ran -> {
+            Admission admission = ran.admission();
+            if (admission.outcome() == Admission.Outcome.SHARDED) {
+                sharded.learn(couponId, (int) admission.sequence());
+                return hops > 0
+                        ? hop(
+                                couponId,
+                                memberId,
+                                charged,
+                                gate,
+                                sharded.admit(couponId, (int) admission.sequence(), memberId, charged, gate),
+                                hops - 1)
+                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
+            }
+            if (admission.outcome() == Admission.Outcome.MIRROR_MISSING && ran.onShard()) {
+                return hops > 0
+                        ? hop(couponId, memberId, charged, gate, runScript(couponId, memberId, charged, gate), hops - 1)
+                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
+            }
+            return Mono.just(ran);
+        });
+    }
+
+    private Mono<ScriptAnswer> runScript(
             long couponId, String memberId, RateLimits.CouponLimits charged, GateChecks.Presented gate) {
         return Mono.defer(() -> {
                     long epoch = redis.epoch();
@@ -279,7 +337,8 @@ class AdmissionService {
                                     script,
                                     AdmitScript.keys(couponId, charged),
                                     AdmitScript.args(memberId, charged, gate))
-                            .map(reply -> new Ran(AdmitScript.read(reply), epoch));
+                            .map(reply -> new ScriptAnswer(
+                                    AdmitScript.read(reply), epoch, CouponKeys.queue(couponId), false));
                 })
                 // the script may have run before its answer was lost: never claim that nothing was accepted
                 .onErrorMap(BackendFailures::isBackendDown, error -> {

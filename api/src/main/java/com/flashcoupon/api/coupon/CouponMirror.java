@@ -255,7 +255,8 @@ public class CouponMirror {
                 drawn ? "1" : "0",
                 Long.toString(
                         coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli()),
-                gate);
+                gate,
+                Integer.toString(coupon.stockShards()));
     }
 
     /**

@@ -42,9 +42,10 @@ public class RateLimits {
 
     /**
      * The keys and arguments of one request's limits on a coupon's endpoint, in the coupon's slot, for the scripts that
-     * charge them: their keys come after the script's own, their arguments after its first.
+     * charge them: their keys come after the script's own, their arguments after its first; and the address they are
+     * charged to ('' when its limit is off), for the keys on an event's stock shards.
      */
-    public record CouponLimits(String memberKey, String addressKey, List<String> args) {}
+    public record CouponLimits(String memberKey, String addressKey, List<String> args, String address) {}
 
     /** A script that charges limits: {@code limits.lua} put in front of the script at {@code location}. */
     public static String withLimits(String location) {
@@ -137,7 +138,8 @@ public class RateLimits {
         return new CouponLimits(
                 CouponKeys.memberLimit(couponId, memberId),
                 CouponKeys.addressLimit(couponId, address),
-                CouponKeys.isWarmUp(couponId) ? memberLimitOnly : both);
+                CouponKeys.isWarmUp(couponId) ? memberLimitOnly : both,
+                address);
     }
 
     /**

@@ -1,6 +1,8 @@
 package com.flashcoupon.api.shard;
 
 import com.flashcoupon.db.Coupon;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Mono;
 
@@ -13,6 +15,8 @@ import reactor.core.publisher.Mono;
 @Component
 public class ShardMirror {
 
+    private static final Logger log = LoggerFactory.getLogger(ShardMirror.class);
+
     private final ShardStock stock;
 
     ShardMirror(ShardStock stock) {
@@ -21,10 +25,28 @@ public class ShardMirror {
 
     /** {@code gate}: the gate's settings as mirror.lua took them (GateSettings.mirrorArg). */
     public Mono<Void> deal(Coupon coupon, String gate) {
-        if (coupon.stockShards() <= 1 || coupon.retired()) {
+        if (coupon.retired()) {
             return Mono.empty();
         }
-        return stock.init(coupon.id(), coupon.stockShards(), coupon.totalQuantity(), settings(coupon, gate));
+        int shards = coupon.stockShards();
+        return stock.dealtShards(coupon.id())
+                // dealt for another count before (changed before the event opened): that stock goes first
+                .flatMap(dealt -> dealt > 0 && dealt != shards
+                        ? stock.reset(coupon.id(), dealt).doOnNext(kept -> {
+                            if (kept > 0) {
+                                log.error(
+                                        "coupon {}: {} of its {} shards hold admissions and keep their stock; it now has {}",
+                                        coupon.id(),
+                                        kept,
+                                        dealt,
+                                        shards);
+                            }
+                        })
+                        : Mono.empty())
+                .then(
+                        shards > 1
+                                ? stock.init(coupon.id(), shards, coupon.totalQuantity(), settings(coupon, gate))
+                                : Mono.empty());
     }
 
     static ShardStock.Settings settings(Coupon coupon, String gate) {

@@ -9,11 +9,14 @@ import reactor.core.publisher.Mono;
 
 /**
  * A member's place across shards (docs/architecture.md, "Stock shards"): the members admitted before them, by
- * admission time, on every shard, one {@code ZCOUNT} per shard.
+ * admission time, on every shard, and those of every shard that have their result; one call per shard.
  */
 public final class ShardPositions {
 
     static final ScriptConnection.Script AHEAD = ShardStock.script("shard_ahead.lua");
+
+    /** Admitted before the member's time on every shard, and done on every shard. */
+    public record Place(long ahead, long done) {}
 
     private final ShardStock.Redis redis;
     private final ShardStock stock;
@@ -25,10 +28,19 @@ public final class ShardPositions {
 
     /** How many members were admitted before {@code time} (us) on all the event's shards together. */
     public Mono<Long> ahead(long couponId, int shards, long time) {
+        return place(couponId, shards, time).map(Place::ahead);
+    }
+
+    /** The members admitted before {@code time} (us) and the members done, on all the event's shards together. */
+    public Mono<Place> place(long couponId, int shards, long time) {
         String[] tags = stock.tags(couponId, shards);
         return Flux.range(0, shards)
-                .flatMap(shard -> redis.eval(AHEAD, new String[] {StockShards.times(tags[shard])}, Long.toString(time)))
-                .map(reply -> number(reply, 0))
-                .reduce(0L, Long::sum);
+                .flatMap(shard -> redis.eval(
+                        AHEAD,
+                        new String[] {StockShards.times(tags[shard]), StockShards.done(tags[shard])},
+                        Long.toString(time)))
+                .reduce(
+                        new Place(0, 0),
+                        (sum, reply) -> new Place(sum.ahead() + number(reply, 0), sum.done() + number(reply, 2)));
     }
 }

@@ -5,6 +5,7 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
 import java.util.List;
@@ -130,6 +131,9 @@ public final class ShardStock {
     static final ScriptConnection.Script INIT = ScriptConnection.Script.of(
             LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
 
+    static final ScriptConnection.Script COUNT = script("shard_count.lua");
+    static final ScriptConnection.Script RESET = script("shard_reset.lua");
+
     /** shard_admit.lua with the rate limits and the gate in front, as admit.lua has them. */
     static final ScriptConnection.Script ADMIT = ScriptConnection.Script.of(
             LuaScripts.text("scripts/gate.lua") + RateLimits.withLimits("scripts/shard_admit.lua"));
@@ -191,6 +195,27 @@ public final class ShardStock {
                         Long.toString(settings.announceAt()),
                         settings.gate()))
                 .then();
+    }
+
+    /** The shard count the event's stock was last dealt for; 0 when it never was (an event of one shard). */
+    public Mono<Integer> dealtShards(long couponId) {
+        return redis.eval(COUNT, new String[] {StockShards.stock(CouponKeys.tag(couponId))})
+                .map(reply -> (int) number(reply, 0));
+    }
+
+    /**
+     * Removes the stock of every shard of an event dealt for {@code shards}, before it is dealt for another count
+     * (changed before the event opened): an instance still asking with the old count finds no stock and asks the
+     * event again. A shard that holds admissions keeps its stock (a count never changes once members hold places);
+     * how many shards did.
+     */
+    public Mono<Long> reset(long couponId, int shards) {
+        String[] tags = tags(couponId, shards);
+        return Flux.range(0, shards)
+                .concatMap(shard -> redis.eval(
+                        RESET, new String[] {StockShards.stock(tags[shard]), StockShards.queue(tags[shard])}))
+                .filter(reply -> number(reply, 0) == 0)
+                .count();
     }
 
     /** Admits the member with no limits and no gate (tests of the stock alone). */
