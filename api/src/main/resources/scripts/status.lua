@@ -3,11 +3,12 @@
 -- an admission does). Every key is in the coupon's slot.
 -- KEYS: 1 meta, 2 queue, 3 result, 4 done, 5 the member's limit, 6 the address's limit, 7 the draw, 8 seq
 -- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off)
--- Returns {found (0/1), sequence, result or '', done, rate, meta present (0/1)}, or {2, refusing limit (1 member,
+-- Returns {found (0/1), sequence, result or '', done, rate, meta present (0/1), the event's stock shards}, or {2, refusing limit (1 member,
 -- 2 address), wait in ms} when a limit refuses (nothing charged), or {3, entrants, drawAt, rate, places, state} for a
 -- member of a RANDOMIZED_START event's draw that is not made yet (state 1: the window is open, the entrants and places
 -- so far; 2: the window is closed, the draw is being made). A member the draw left out reads as found, with result
--- 'F:SOLD_OUT'.
+-- 'F:SOLD_OUT'. For an event of more than one stock shard, the api reads the member on their home shard
+-- (shard_status.lua) instead of taking found, sequence, result and done from here.
 local refused, wait = check_limits(5, 2, 2)
 if refused > 0 then
   return {2, refused, wait}
@@ -20,14 +21,15 @@ local result = redis.call('HGET', KEYS[3], ARGV[1])
 local done = tonumber(redis.call('GET', KEYS[4]) or '0')
 local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or '0')
 local metaPresent = redis.call('EXISTS', KEYS[1])
+local shards = tonumber(redis.call('HGET', KEYS[1], 'shards') or '1') or 1
 if not seq and not result then
   if draw_at > 0 and redis.call('ZSCORE', KEYS[7], ARGV[1]) then
     if state == 0 then
-      return {1, 0, 'F:SOLD_OUT', done, rate, metaPresent}
+      return {1, 0, 'F:SOLD_OUT', done, rate, metaPresent, shards}
     end
     local entrants, places = draw_odds(KEYS[1], KEYS[2], KEYS[7], state)
     return {3, entrants, draw_at, rate, places, state}
   end
-  return {0, 0, '', done, rate, metaPresent}
+  return {0, 0, '', done, rate, metaPresent, shards}
 end
-return {1, tonumber(seq or '0'), result or '', done, rate, metaPresent}
+return {1, tonumber(seq or '0'), result or '', done, rate, metaPresent, shards}

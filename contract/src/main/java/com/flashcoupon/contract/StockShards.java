@@ -113,6 +113,11 @@ public final class StockShards {
         return tag + ":done";
     }
 
+    /** A shard's retired mark: set on every shard when the event is retired, so a replayed result writes nothing. */
+    public static String retired(String tag) {
+        return tag + ":retired";
+    }
+
     /** A shard's counters (refusals, members asking again), as the event's stats hash. */
     public static String stats(String tag) {
         return tag + ":stats";

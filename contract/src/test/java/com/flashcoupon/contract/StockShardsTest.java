@@ -49,6 +49,7 @@ class StockShardsTest {
         assertThat(StockShards.result(tag)).isEqualTo(CouponKeys.result(42));
         assertThat(StockShards.stats(tag)).isEqualTo(CouponKeys.stats(42));
         assertThat(StockShards.done(tag)).isEqualTo(CouponKeys.done(42));
+        assertThat(StockShards.retired(tag)).isEqualTo(CouponKeys.retired(42));
         assertThat(StockShards.draw(tag)).isEqualTo(CouponKeys.draw(42));
         assertThat(StockShards.eligible(tag)).isEqualTo(CouponKeys.eligible(42));
         assertThat(StockShards.wouldRefuse(tag, "list")).isEqualTo(CouponKeys.wouldRefuse(42, "list"));

@@ -79,20 +79,14 @@ final class BatchPublisher {
             return 0;
         }
         long now = clock.millis();
-        List<CompletableFuture<?>> acks = new ArrayList<>(entries.size());
+        List<IssueRequested> requests = new ArrayList<>(entries.size());
         String last = null;
         for (TypedTuple<String> entry : entries) {
-            var request = new IssueRequested(
-                    couponId, entry.getValue(), entry.getScore().longValue(), now);
-            var record = new ProducerRecord<String, Object>(Topics.ISSUE_REQUESTED, Topics.key(couponId), request);
-            // the worker writes nothing for a record whose signature does not hold (anyone may reach the topic)
-            record.headers().add(RecordSignature.HEADER, signature.sign(request));
-            acks.add(kafka.send(record));
+            requests.add(new IssueRequested(
+                    couponId, entry.getValue(), entry.getScore().longValue(), now));
             last = entry.getValue();
         }
-        awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));
-        published.increment(entries.size());
-        hooks.ifAvailable(hook -> hook.published(couponId, cursor, entries.size()));
+        send(couponId, cursor, requests);
         long advanced = lease.advance(couponId, last);
         if (advanced == 0) {
             throw new LeaseLostException(
@@ -104,6 +98,23 @@ final class BatchPublisher {
         }
         ledger.recordPublished(couponId, base + cursor + entries.size(), base + queued);
         return entries.size();
+    }
+
+    /**
+     * Signs and sends the batch's records and waits until Kafka acknowledged them all ({@link #awaitAcknowledged});
+     * {@code cursor}: what was published of the coupon before them, for the test hooks.
+     */
+    void send(long couponId, long cursor, List<IssueRequested> requests) {
+        List<CompletableFuture<?>> acks = new ArrayList<>(requests.size());
+        for (IssueRequested request : requests) {
+            var record = new ProducerRecord<String, Object>(Topics.ISSUE_REQUESTED, Topics.key(couponId), request);
+            // the worker writes nothing for a record whose signature does not hold (anyone may reach the topic)
+            record.headers().add(RecordSignature.HEADER, signature.sign(request));
+            acks.add(kafka.send(record));
+        }
+        awaitAcknowledged(couponId, CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)));
+        published.increment(requests.size());
+        hooks.ifAvailable(hook -> hook.published(couponId, cursor, requests.size()));
     }
 
     /**

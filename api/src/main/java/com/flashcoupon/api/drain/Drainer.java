@@ -7,6 +7,9 @@ import com.flashcoupon.api.coupon.EventList;
 import com.flashcoupon.api.health.BackendWatch;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.api.shard.ScriptShardRedis;
+import com.flashcoupon.api.shard.ShardOrder;
+import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.contract.RecordSignature;
 import com.flashcoupon.db.CouponRepository;
@@ -46,6 +49,7 @@ class Drainer implements DisposableBean {
     private final BatchPublisher publisher;
     private final BackendWatch backends;
     private final OutageLog outage;
+    private final ShardDrain shardDrain;
     private final Map<Long, Long> pausedUntil = new HashMap<>();
     private boolean kafkaWasDown;
 
@@ -61,7 +65,10 @@ class Drainer implements DisposableBean {
             Clock clock,
             IssuePace pace,
             BackendWatch backends,
-            MeterRegistry meters) {
+            MeterRegistry meters,
+            ShardOrder shardOrder,
+            ShardStock shardStock,
+            ScriptShardRedis shardRedis) {
         this.settings = properties.drain();
         this.backends = backends;
         this.pacer = new DrainPacer(settings.tick().toNanos());
@@ -76,6 +83,19 @@ class Drainer implements DisposableBean {
         this.publisher =
                 new BatchPublisher(redis, kafka, signature, lease, ledger, hooks, clock, settings.leaseTtl(), meters);
         this.outage = new OutageLog(log, "draining");
+        this.shardDrain = new ShardDrain(
+                shardOrder,
+                shardStock,
+                shardRedis,
+                pacer,
+                rates,
+                lease,
+                ledger,
+                publisher,
+                clock,
+                settings.tick(),
+                settings.maxBatch(),
+                properties.redis().minReplicas() > 0);
     }
 
     /**
@@ -160,6 +180,11 @@ class Drainer implements DisposableBean {
                 return;
             }
             boolean owned = number(claim, 0) == 1;
+            int shards = claim.size() > 10 ? (int) number(claim, 10) : 1;
+            if (shards > 1) {
+                shardDrain.drain(couponId, shards, claim, owned);
+                return;
+            }
             if (first) {
                 rate = rates.decide(couponId, claim, owned);
                 first = false;

@@ -23,6 +23,11 @@ class ShardBeans {
     }
 
     @Bean
+    ShardOrder shardOrder(ScriptShardRedis redis, ShardStock stock) {
+        return new ShardOrder(redis, stock);
+    }
+
+    @Bean
     ShardPositions shardPositions(ScriptShardRedis redis, ShardStock stock) {
         return new ShardPositions(redis, stock);
     }

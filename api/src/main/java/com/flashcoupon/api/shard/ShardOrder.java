@@ -29,9 +29,16 @@ public final class ShardOrder {
 
     /**
      * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
-     * entries read that come after it (published by a later batch).
+     * entries read that come after it (published by a later batch); and, over every shard when read, the members
+     * published ({@code cursor}: the cursors' sum), admitted and done.
      */
-    public record Batch(List<Entry> entries, long horizon, int waiting) {}
+    public record Batch(List<Entry> entries, long horizon, int waiting, long cursor, long admitted, long done) {
+
+        /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
+        public long sequence(int index) {
+            return cursor + index + 1;
+        }
+    }
 
     private final ShardStock.Redis redis;
     private final ShardStock stock;
@@ -43,6 +50,14 @@ public final class ShardOrder {
 
     /** Up to {@code max} admissions, the earliest first, none admitted after the horizon. */
     public Mono<Batch> next(long couponId, int shards, int max) {
+        return next(couponId, shards, max, false);
+    }
+
+    /**
+     * As above; with {@code touch}, each shard's read also writes its cursor as it is, so that a replica wait on this
+     * connection afterwards covers every admission its primary took before the read.
+     */
+    public Mono<Batch> next(long couponId, int shards, int max, boolean touch) {
         String[] tags = stock.tags(couponId, shards);
         return Flux.range(0, shards)
                 .concatMap(shard -> {
@@ -50,9 +65,13 @@ public final class ShardOrder {
                     return redis.eval(
                                     PEEK,
                                     new String[] {
-                                        StockShards.queue(tag), StockShards.times(tag), StockShards.cursor(tag)
+                                        StockShards.queue(tag),
+                                        StockShards.times(tag),
+                                        StockShards.cursor(tag),
+                                        StockShards.done(tag)
                                     },
-                                    Integer.toString(max))
+                                    Integer.toString(max),
+                                    touch ? "1" : "0")
                             .map(reply -> peeked(shard, reply));
                 })
                 .collectList()
@@ -82,7 +101,13 @@ public final class ShardOrder {
                         batch.add(earliest);
                         next[earliest.shard()]++;
                     }
-                    return new Batch(batch, horizon, read - batch.size());
+                    return new Batch(
+                            batch,
+                            horizon,
+                            read - batch.size(),
+                            peeks.stream().mapToLong(Peek::cursor).sum(),
+                            peeks.stream().mapToLong(Peek::admitted).sum(),
+                            peeks.stream().mapToLong(Peek::done).sum());
                 });
     }
 
@@ -103,13 +128,13 @@ public final class ShardOrder {
                 .then();
     }
 
-    private record Peek(long now, List<Entry> entries) {}
+    private record Peek(long now, long cursor, long admitted, long done, List<Entry> entries) {}
 
     private static Peek peeked(int shard, List<Object> reply) {
         List<Entry> entries = new ArrayList<>();
-        for (int i = 2; i + 2 < reply.size(); i += 3) {
+        for (int i = 4; i + 2 < reply.size(); i += 3) {
             entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
         }
-        return new Peek(number(reply, 0), entries);
+        return new Peek(number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), entries);
     }
 }

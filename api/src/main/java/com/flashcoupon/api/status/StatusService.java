@@ -9,6 +9,7 @@ import com.flashcoupon.api.coupon.UnknownCoupons;
 import com.flashcoupon.api.draw.DrawWindow;
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.api.shard.ShardPositions;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.FailureReason;
@@ -43,6 +44,7 @@ public class StatusService {
 
     private final MemberDraws memberDraws;
     private final EntryReceipts receipts;
+    private final ShardPositions positions;
 
     StatusService(
             ScriptConnection redis,
@@ -53,7 +55,9 @@ public class StatusService {
             UnknownCoupons unknown,
             IssuePace pace,
             MemberDraws memberDraws,
-            EntryReceipts receipts) {
+            EntryReceipts receipts,
+            ShardPositions positions) {
+        this.positions = positions;
         this.receipts = receipts;
         this.memberDraws = memberDraws;
         this.unknown = unknown;
@@ -94,17 +98,41 @@ public class StatusService {
         };
         List<String> rates = charged.args();
         return redis.eval(STATUS, keys, memberId, rates.get(0), rates.get(1), rates.get(2), rates.get(3))
-                .flatMap(reply -> switch ((int) number(reply, 0)) {
-                    case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1), false));
-                    case 2 -> Mono.error(limits.refused(number(reply, 1), number(reply, 2)));
-                    case 3 -> Mono.just(new Tracked(inDraw(couponId, memberId, reply), 0, true));
-                    default ->
-                        (number(reply, 5) == 1
-                                        ? recorded(couponId, memberId)
-                                        : unknownOrRecorded(couponId, memberId, request))
-                                .map(status -> new Tracked(status, 0, false));
+                .flatMap(reply -> {
+                    int found = (int) number(reply, 0);
+                    if (found <= 1 && reply.size() > 6 && number(reply, 6) > 1) {
+                        return onShard(couponId, memberId, (int) number(reply, 6), (int) number(reply, 4));
+                    }
+                    return switch (found) {
+                        case 1 -> Mono.just(new Tracked(fromRedis(couponId, memberId, reply), number(reply, 1), false));
+                        case 2 -> Mono.error(limits.refused(number(reply, 1), number(reply, 2)));
+                        case 3 -> Mono.just(new Tracked(inDraw(couponId, memberId, reply), 0, true));
+                        default ->
+                            (number(reply, 5) == 1
+                                            ? recorded(couponId, memberId)
+                                            : unknownOrRecorded(couponId, memberId, request))
+                                    .map(status -> new Tracked(status, 0, false));
+                    };
                 })
                 .switchIfEmpty(Mono.error(() -> ApiException.requestNotFound(couponId)));
+    }
+
+    /**
+     * An event whose stock is in shards (docs/architecture.md, "Stock shards"): the member is read on their home shard,
+     * their position counted over every shard; a member no shard knows is answered as any other (MySQL, or 404).
+     */
+    private Mono<Tracked> onShard(long couponId, String memberId, int shards, int rate) {
+        return positions.standing(couponId, shards, memberId).flatMap(standing -> {
+            if (!standing.found()) {
+                return recorded(couponId, memberId).map(status -> new Tracked(status, 0, false));
+            }
+            if (!standing.result().isEmpty()) {
+                return Mono.just(new Tracked(fromResult(couponId, memberId, standing.result()), 0, false));
+            }
+            long place = standing.place().ahead() + 1;
+            return Mono.just(new Tracked(
+                    pace.waiting(couponId, memberId, place, standing.place().done(), rate), place, false));
+        });
     }
 
     /**

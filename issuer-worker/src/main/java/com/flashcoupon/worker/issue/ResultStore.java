@@ -2,9 +2,17 @@ package com.flashcoupon.worker.issue;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
+import com.flashcoupon.db.Coupon;
+import com.flashcoupon.db.CouponRepository;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongToIntFunction;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
@@ -21,10 +29,27 @@ class ResultStore {
     static final RedisScript<Long> RECORD_RESULTS =
             RedisScript.of(LuaScripts.text("scripts/record_results.lua"), Long.class);
 
-    private final StringRedisTemplate redis;
+    static final RedisScript<Long> SHARD_RESULTS =
+            RedisScript.of(LuaScripts.text("scripts/shard_results.lua"), Long.class);
 
-    ResultStore(StringRedisTemplate redis) {
+    private final StringRedisTemplate redis;
+    private final LongToIntFunction shardsOf;
+
+    /**
+     * Each event's stock shards, as MySQL has them: read once per event and kept, since the count never changes once
+     * the event opened, and a record exists only for a member admitted after that.
+     */
+    private final Map<Long, Integer> shards = new ConcurrentHashMap<>();
+
+    @Autowired
+    ResultStore(StringRedisTemplate redis, CouponRepository coupons) {
+        this(redis, id -> coupons.findById(id).map(Coupon::stockShards).orElse(1));
+    }
+
+    /** With {@code shardsOf}: an event's stock shards (1 for an event MySQL does not know). */
+    ResultStore(StringRedisTemplate redis, LongToIntFunction shardsOf) {
         this.redis = redis;
+        this.shardsOf = shardsOf;
     }
 
     /** @return how many members got their first result now */
@@ -42,6 +67,10 @@ class ResultStore {
     long record(long couponId, Collection<Decision> decisions, long writeNanos) {
         if (decisions.isEmpty()) {
             return 0;
+        }
+        int count = shards.computeIfAbsent(couponId, shardsOf::applyAsInt);
+        if (count > 1) {
+            return recordOnShards(couponId, count, decisions, writeNanos);
         }
         List<String> args = new ArrayList<>(decisions.size() * 3 + 2);
         args.add(writeNanos < 0 ? "" : Long.toString(Math.max(0, writeNanos / 1_000_000)));
@@ -63,5 +92,43 @@ class ResultStore {
                         CouponKeys.stats(couponId)),
                 args.toArray(Object[]::new));
         return added == null ? 0 : added;
+    }
+
+    /**
+     * An event whose stock is in shards (docs/architecture.md, "Stock shards"): each member's result goes to their
+     * home shard, where their status is read (one script call per shard with members here); the write time goes with
+     * shard 0's, into the event's own stats, which the drainer reads.
+     */
+    private long recordOnShards(long couponId, int count, Collection<Decision> decisions, long writeNanos) {
+        Map<Integer, List<Decision>> byHome = new TreeMap<>();
+        for (Decision decision : decisions) {
+            byHome.computeIfAbsent(StockShards.home(decision.memberId(), count), home -> new ArrayList<>())
+                    .add(decision);
+        }
+        if (writeNanos >= 0) {
+            byHome.computeIfAbsent(0, home -> new ArrayList<>());
+        }
+        long added = 0;
+        for (Map.Entry<Integer, List<Decision>> shard : byHome.entrySet()) {
+            String tag = StockShards.tag(couponId, count, shard.getKey());
+            List<String> args = new ArrayList<>(shard.getValue().size() * 2 + 2);
+            args.add(writeNanos < 0 || shard.getKey() != 0 ? "" : Long.toString(Math.max(0, writeNanos / 1_000_000)));
+            args.add(Long.toString(System.currentTimeMillis()));
+            for (Decision decision : shard.getValue()) {
+                args.add(decision.memberId());
+                args.add(decision.statusValue());
+            }
+            Long written = redis.execute(
+                    SHARD_RESULTS,
+                    List.of(
+                            StockShards.result(tag),
+                            StockShards.done(tag),
+                            StockShards.retired(tag),
+                            StockShards.stock(tag),
+                            StockShards.stats(tag)),
+                    args.toArray(Object[]::new));
+            added += written == null ? 0 : written;
+        }
+        return added;
     }
 }

@@ -27,13 +27,16 @@ class ResultStoreTest {
         connections.afterPropertiesSet();
         connections.start();
         redis = new StringRedisTemplate(connections);
-        store = new ResultStore(redis);
+        // events from 900 up have their stock in six shards, the others in one
+        store = new ResultStore(redis, id -> id >= 900 ? SHARDS : 1);
     }
 
     @AfterAll
     static void disconnect() {
         connections.destroy();
     }
+
+    private static final int SHARDS = 6;
 
     private static String done(long couponId) {
         return redis.opsForValue().get(CouponKeys.done(couponId));
@@ -194,6 +197,57 @@ class ResultStoreTest {
             assertThat(cursor(204)).isZero();
             assertThat(base(204)).isEqualTo(10);
             assertThat(redis.opsForHash().get(CouponKeys.result(204), "late")).isEqualTo("I:73");
+        }
+    }
+
+    @Nested
+    class Sharded {
+
+        @Test
+        void shouldWriteEachResultOnTheMembersHomeShardOnceAndTheWriteTimeOnShardZero() {
+            long coupon = 901;
+            List<Decision> decisions = java.util.stream.IntStream.range(0, 60)
+                    .mapToObj(i -> Decision.issued("m-" + i, 1000 + i, (long) i + 1, 7))
+                    .toList();
+            // the first six on each home shard, written as the pipeline writes them: with a stock hash per shard
+            for (int shard = 0; shard < SHARDS; shard++) {
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(tag(coupon, shard)), "share", "10");
+            }
+            assertThat(store.record(coupon, decisions, 12_000_000)).isEqualTo(60);
+            assertThat(store.record(coupon, decisions, 12_000_000)).isZero();
+
+            long sum = 0;
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String tag = tag(coupon, shard);
+                var results =
+                        redis.<String, String>opsForHash().entries(com.flashcoupon.contract.StockShards.result(tag));
+                int home = shard;
+                assertThat(results.keySet())
+                        .allSatisfy(member -> assertThat(com.flashcoupon.contract.StockShards.home(member, SHARDS))
+                                .isEqualTo(home));
+                assertThat(redis.opsForValue().get(com.flashcoupon.contract.StockShards.done(tag)))
+                        .isEqualTo(results.isEmpty() ? null : Integer.toString(results.size()));
+                sum += results.size();
+            }
+            assertThat(sum).isEqualTo(60);
+            assertThat(redis.opsForHash().get(CouponKeys.stats(coupon), "writeMs"))
+                    .isEqualTo("12");
+        }
+
+        @Test
+        void shouldWriteNothingOnAShardMarkedRetired() {
+            long coupon = 902;
+            String member = "m-retired";
+            String tag = tag(coupon, com.flashcoupon.contract.StockShards.home(member, SHARDS));
+            redis.opsForValue().set(com.flashcoupon.contract.StockShards.retired(tag), "1");
+            assertThat(store.record(coupon, List.of(Decision.issued(member, 5, 1L, 7))))
+                    .isZero();
+            assertThat(redis.hasKey(com.flashcoupon.contract.StockShards.result(tag)))
+                    .isFalse();
+        }
+
+        private static String tag(long coupon, int shard) {
+            return com.flashcoupon.contract.StockShards.tag(coupon, SHARDS, shard);
         }
     }
 }

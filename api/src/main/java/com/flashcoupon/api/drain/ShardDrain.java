@@ -1,0 +1,153 @@
+package com.flashcoupon.api.drain;
+
+import com.flashcoupon.api.shard.ShardOrder;
+import com.flashcoupon.api.shard.ShardStock;
+import com.flashcoupon.contract.IssueRequested;
+import com.flashcoupon.contract.StockShards;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes an event whose stock is in shards (docs/architecture.md, "Stock shards"), under the event's one lease
+ * ({@link DrainLease}, on shard 0's slot, as for any event): each turn completes the transfers an instance left in
+ * escrow ({@link ShardStock#recover}), reads the next batch across every shard in admission-time order up to the
+ * shards' horizon ({@link ShardOrder}), publishes it at the event's rate, and moves each shard's cursor past its own
+ * members once Kafka acknowledged the batch. A record's sequence is its place in the publication order: what every
+ * shard published before it, plus one (a batch published again is read again in the same order, so a record keeps its
+ * sequence). Every instance reads the shards' totals each tick for its estimates, whoever drains.
+ */
+final class ShardDrain {
+
+    private static final Logger log = LoggerFactory.getLogger(ShardDrain.class);
+
+    /** The longest wait for one round of the shards' scripts. */
+    private static final Duration SHARD_WAIT = Duration.ofSeconds(5);
+
+    private final ShardOrder order;
+    private final ShardStock stock;
+    private final ShardStock.Redis redis;
+    private final DrainPacer pacer;
+    private final DrainRates rates;
+    private final DrainLease lease;
+    private final DrainLedger ledger;
+    private final BatchPublisher publisher;
+    private final Clock clock;
+    private final long tickNanos;
+    private final int maxBatch;
+    private final boolean replicas;
+
+    ShardDrain(
+            ShardOrder order,
+            ShardStock stock,
+            ShardStock.Redis redis,
+            DrainPacer pacer,
+            DrainRates rates,
+            DrainLease lease,
+            DrainLedger ledger,
+            BatchPublisher publisher,
+            Clock clock,
+            Duration tick,
+            int maxBatch,
+            boolean replicas) {
+        this.order = order;
+        this.stock = stock;
+        this.redis = redis;
+        this.pacer = pacer;
+        this.rates = rates;
+        this.lease = lease;
+        this.ledger = ledger;
+        this.publisher = publisher;
+        this.clock = clock;
+        this.tickNanos = tick.toNanos();
+        this.maxBatch = maxBatch;
+        this.replicas = replicas;
+    }
+
+    /** One turn of the event, after the lease's claim ({@code claim}, drain_claim.lua's reply; {@code owned}). */
+    void drain(long couponId, int shards, List<?> claim, boolean owned) {
+        if (owned) {
+            Integer completed = stock.recover(couponId, shards).block(SHARD_WAIT);
+            if (completed != null && completed > 0) {
+                log.info("coupon {}: completed {} stock transfers left in escrow", couponId, completed);
+            }
+        }
+        ShardOrder.Batch totals = order.next(couponId, shards, 0).block(SHARD_WAIT);
+        double rate = rates.decide(couponId, withTotals(claim, totals), owned);
+        if (!owned) {
+            return;
+        }
+        if (rate <= 0) {
+            lease.release(couponId); // its rate is not a number: nothing can be paced
+            return;
+        }
+        long started = System.nanoTime();
+        long pending = totals.admitted() - totals.cursor();
+        // back to the tick after one tick's time, as for an event of one shard
+        while (pending > 0 && System.nanoTime() - started < tickNanos) {
+            long allowed = pacer.available(couponId, rate, pending, System.nanoTime());
+            int count = (int) Math.min(allowed, maxBatch);
+            if (count <= 0) {
+                return;
+            }
+            long epoch = redis.epoch();
+            ShardOrder.Batch batch =
+                    order.next(couponId, shards, count, replicas).block(SHARD_WAIT);
+            if (batch == null || batch.entries().isEmpty() || !replicated(couponId, shards, batch, epoch)) {
+                return;
+            }
+            List<ShardOrder.Entry> entries = batch.entries();
+            // spent before sending, as for an event of one shard: a batch sent again never takes it above its rate
+            pacer.spend(couponId, entries.size());
+            long now = clock.millis();
+            List<IssueRequested> requests = new ArrayList<>(entries.size());
+            for (int i = 0; i < entries.size(); i++) {
+                requests.add(new IssueRequested(couponId, entries.get(i).member(), batch.sequence(i), now));
+            }
+            publisher.send(couponId, batch.cursor(), requests);
+            order.advance(couponId, shards, batch).block(SHARD_WAIT);
+            if (!lease.renew(couponId)) {
+                throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");
+            }
+            long published = batch.cursor() + entries.size();
+            ledger.recordPublished(couponId, published, batch.admitted());
+            pending = batch.admitted() - published;
+        }
+    }
+
+    /**
+     * With {@code coupon.redis.min-replicas}, whether every shard of the batch confirmed its queue on the replicas
+     * (the read wrote each shard's cursor on this connection, so a wait covers every admission before it).
+     */
+    private boolean replicated(long couponId, int shards, ShardOrder.Batch batch, long epoch) {
+        if (!replicas) {
+            return true;
+        }
+        Set<Integer> touched = new TreeSet<>();
+        batch.entries().forEach(entry -> touched.add(entry.shard()));
+        String[] tags = stock.tags(couponId, shards);
+        for (int shard : touched) {
+            Boolean confirmed =
+                    redis.replicated(StockShards.queue(tags[shard]), epoch).block(SHARD_WAIT);
+            if (!Boolean.TRUE.equals(confirmed)) {
+                log.debug("coupon {}: shard {}'s queue not on its replicas yet; not published", couponId, shard);
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The claim's reply with the shards' totals in place of shard 0's: what was published, admitted and done. */
+    static List<Object> withTotals(List<?> claim, ShardOrder.Batch totals) {
+        List<Object> view = new ArrayList<>(claim);
+        view.set(1, totals.cursor());
+        view.set(2, totals.admitted());
+        view.set(5, totals.done());
+        return view;
+    }
+}

@@ -1,0 +1,149 @@
+package com.flashcoupon.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.flashcoupon.contract.StockShards;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An event whose stock is in six shards, end to end through HTTP, Redis, Kafka and MySQL (docs/architecture.md, "Stock
+ * shards"; {@code coupon.shards.max-served} raised, as only tests do): a crowd of N + 10% gets exactly N wallets, one
+ * per member, issued in the order the drainer published across the shards, with nothing left on any shard; each
+ * member's result is on their home shard, where their status is read.
+ */
+class ShardedPipelineTest {
+
+    private static final int DRAIN_BATCH = 50;
+    private static final int SHARDS = 6;
+
+    private static Stack stack;
+
+    @BeforeAll
+    static void start() {
+        stack = new Stack(
+                Map.of(
+                        "coupon.drain.max-batch",
+                        DRAIN_BATCH,
+                        "coupon.drain.tick",
+                        "100ms",
+                        "coupon.shards.max-served",
+                        SHARDS),
+                Map.of("coupon.worker.max-batch", 200));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    @Test
+    void shouldIssueExactlyNToACrowdOfNPlusTenPercentOverSixShards() {
+        int total = 600;
+        Map<?, ?> created = Stack.createCoupon(
+                stack.http(),
+                Map.of(
+                        "name",
+                        "Sharded pipeline",
+                        "totalQuantity",
+                        total,
+                        "openAt",
+                        Instant.now()
+                                .minusSeconds(5)
+                                .truncatedTo(ChronoUnit.SECONDS)
+                                .toString(),
+                        "issueRatePerSecond",
+                        2_000,
+                        "validDays",
+                        7,
+                        "stockShards",
+                        SHARDS));
+        long couponId = ((Number) created.get("id")).longValue();
+        List<String> members = Crowd.members("sharded", total + total / 10);
+
+        List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, members, 0, 64);
+
+        Map<Integer, Long> byStatus = Crowd.countByStatus(answers);
+        assertThat(byStatus)
+                .as("statuses; no answer: %s", Crowd.noAnswers(answers))
+                .containsOnlyKeys(202, 409);
+        assertThat(byStatus).containsEntry(202, (long) total).containsEntry(409, (long) total / 10);
+        Set<String> accepted = answers.stream()
+                .filter(answer -> answer.status() == 202)
+                .map(Crowd.Answer::memberId)
+                .collect(Collectors.toSet());
+
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> stack.walletCount(couponId) + stack.failureCount(couponId) >= total);
+        Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
+        assertThat(stack.walletCount(couponId)).isEqualTo(total);
+        assertThat(stack.jdbc
+                        .sql("SELECT request_seq FROM coupon_wallet WHERE coupon_id = ? ORDER BY request_seq")
+                        .param(couponId)
+                        .query(Long.class)
+                        .list())
+                .as("one sequence per record, in publication order: 1 to N")
+                .containsExactlyElementsOf(java.util.stream.LongStream.rangeClosed(1, total)
+                        .boxed()
+                        .toList());
+
+        // every shard: its stock all taken, nothing in escrow, everything published, every result on it
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            long done = 0;
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String tag = StockShards.tag(couponId, SHARDS, shard);
+                Map<Object, Object> stock = stack.redis.opsForHash().entries(StockShards.stock(tag));
+                long cap = Long.parseLong((String) stock.get("share")) + Long.parseLong((String) stock.get("moved"));
+                Long queued = stack.redis.opsForZSet().zCard(StockShards.queue(tag));
+                assertThat(cap).as("shard %d's cap", shard).isEqualTo(queued);
+                assertThat(stack.redis.opsForHash().size(StockShards.escrow(tag)))
+                        .isZero();
+                assertThat(stack.redis.opsForValue().get(StockShards.cursor(tag)))
+                        .isEqualTo(Long.toString(queued));
+                String shardDone = stack.redis.opsForValue().get(StockShards.done(tag));
+                assertThat(shardDone).isEqualTo(Long.toString(queued));
+                done += Long.parseLong(shardDone);
+            }
+            assertThat(done).isEqualTo(total);
+        });
+
+        // a member's status, read on their home shard whichever it is
+        for (String member : accepted.stream().sorted().limit(12).toList()) {
+            long walletId = stack.jdbc
+                    .sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
+                    .params(couponId, member)
+                    .query(Long.class)
+                    .single();
+            stack.http()
+                    .get()
+                    .uri("/api/v1/coupons/{id}/issue-requests/me", couponId)
+                    .header("Authorization", "Bearer " + Stack.token(member, List.of()))
+                    .exchange()
+                    .expectStatus()
+                    .isOk()
+                    .expectBody()
+                    .jsonPath("$.status")
+                    .isEqualTo("ISSUED")
+                    .jsonPath("$.walletCouponId")
+                    .isEqualTo(walletId);
+        }
+        assertThat(stack.jdbc
+                        .sql("SELECT published_count FROM coupon WHERE id = ?")
+                        .param(couponId)
+                        .query(Long.class)
+                        .single())
+                .isEqualTo(total);
+    }
+}
