@@ -13,8 +13,6 @@ import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.status.IssueStatus;
 import com.flashcoupon.api.status.StatusService;
 import com.flashcoupon.api.web.ApiException;
-import com.flashcoupon.api.web.BackendFailures;
-import com.flashcoupon.contract.CouponKeys;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -44,9 +42,6 @@ class AdmissionService {
 
     private final ScriptConnection redis;
 
-    /** Taken when the bean is created, so the script files are read at start-up and never on an event loop. */
-    private final ScriptConnection.Script script = AdmitScript.SCRIPT;
-
     private final RateLimits limits;
     private final int minReplicas;
     private final long replicaTimeoutMs;
@@ -66,7 +61,7 @@ class AdmissionService {
     private final RetiredAnswers retiredAnswers;
 
     private final EntryReceipts receipts;
-    private final ShardAdmissions sharded;
+    private final AdmissionScripts scripts;
 
     AdmissionService(
             ScriptConnection redis,
@@ -83,8 +78,8 @@ class AdmissionService {
             GateChecks gateChecks,
             RetiredGate retiredGate,
             EntryReceipts receipts,
-            ShardAdmissions sharded) {
-        this.sharded = sharded;
+            AdmissionScripts scripts) {
+        this.scripts = scripts;
         this.receipts = receipts;
         this.gateChecks = gateChecks;
         this.pace = pace;
@@ -159,14 +154,14 @@ class AdmissionService {
             localRefusals.increment();
             return answer(couponId, memberId, new Admission(refusal.get(), 0, 0, 0));
         }
-        return run(couponId, memberId, charged, presented)
+        return scripts.run(couponId, memberId, charged, presented)
                 .flatMap(ran -> ran.admission().outcome() != Admission.Outcome.MIRROR_MISSING
                         ? checked(couponId, memberId, charged, presented, request, ran)
                         : mirror.restoreOrNotFound(couponId, limits.chargeOverall(memberId, request))
                                 .flatMap(coupon -> coupon.retired()
                                         ? limits.charge(charged)
                                                 .then(retiredAnswers.answer(coupon, memberId, presented))
-                                        : run(couponId, memberId, charged, presented)
+                                        : scripts.run(couponId, memberId, charged, presented)
                                                 .flatMap(again -> checked(
                                                         couponId, memberId, charged, presented, request, again))));
     }
@@ -185,7 +180,7 @@ class AdmissionService {
         }
         return gateChecks
                 .verified(presented, request)
-                .flatMap(verified -> run(couponId, memberId, charged, verified)
+                .flatMap(verified -> scripts.run(couponId, memberId, charged, verified)
                         .flatMap(again -> decided(couponId, memberId, again))
                         .onErrorMap(error -> gateChecks.withCheck(error, verified)));
     }
@@ -193,7 +188,7 @@ class AdmissionService {
     private Mono<Answer> decided(long couponId, String memberId, ScriptAnswer ran) {
         Admission admission = ran.admission();
         // a sold-out event of more than one shard is not answered locally: its places are in every shard's queue
-        if (admission.outcome() != Admission.Outcome.SOLD_OUT || sharded.shards(couponId) <= 1) {
+        if (admission.outcome() != Admission.Outcome.SOLD_OUT || !scripts.sharded(couponId)) {
             gate.learn(couponId, admission);
         }
         // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
@@ -275,76 +270,6 @@ class AdmissionService {
             case GATE_REFUSED -> Mono.error(gateChecks.refusal(couponId, admission.sequence()));
             case SHARDED -> Mono.error(ApiException.unavailable("The coupon's admission state"));
         };
-    }
-
-    /** Hops between admit.lua and the shards one admission may take (a count learned, changed, or stock lost). */
-    private static final int SHARD_HOPS = 3;
-
-    /**
-     * Runs the admission: admit.lua on the event's slot, or shard_admit.lua on the member's home shard for an event
-     * whose stock is in shards ({@link ShardAdmissions}; admit.lua tells this instance the count the first time). A
-     * shard without stock sends the member back to admit.lua, which restores an event Redis lost.
-     */
-    private Mono<ScriptAnswer> run(
-            long couponId, String memberId, RateLimits.CouponLimits charged, GateChecks.Presented gate) {
-        int shards = sharded.shards(couponId);
-        return hop(
-                couponId,
-                memberId,
-                charged,
-                gate,
-                shards > 1
-                        ? sharded.admit(couponId, shards, memberId, charged, gate)
-                        : runScript(couponId, memberId, charged, gate),
-                SHARD_HOPS);
-    }
-
-    private Mono<ScriptAnswer> hop(
-            long couponId,
-            String memberId,
-            RateLimits.CouponLimits charged,
-            GateChecks.Presented gate,
-            Mono<ScriptAnswer> step,
-            int hops) {
-        return step.flatMap(ran -> {
-            Admission admission = ran.admission();
-            if (admission.outcome() == Admission.Outcome.SHARDED) {
-                sharded.learn(couponId, (int) admission.sequence());
-                return hops > 0
-                        ? hop(
-                                couponId,
-                                memberId,
-                                charged,
-                                gate,
-                                sharded.admit(couponId, (int) admission.sequence(), memberId, charged, gate),
-                                hops - 1)
-                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
-            }
-            if (admission.outcome() == Admission.Outcome.MIRROR_MISSING && ran.onShard()) {
-                return hops > 0
-                        ? hop(couponId, memberId, charged, gate, runScript(couponId, memberId, charged, gate), hops - 1)
-                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
-            }
-            return Mono.just(ran);
-        });
-    }
-
-    private Mono<ScriptAnswer> runScript(
-            long couponId, String memberId, RateLimits.CouponLimits charged, GateChecks.Presented gate) {
-        return Mono.defer(() -> {
-                    long epoch = redis.epoch();
-                    return redis.eval(
-                                    script,
-                                    AdmitScript.keys(couponId, charged),
-                                    AdmitScript.args(memberId, charged, gate))
-                            .map(reply -> new ScriptAnswer(
-                                    AdmitScript.read(reply), epoch, CouponKeys.queue(couponId), false));
-                })
-                // the script may have run before its answer was lost: never claim that nothing was accepted
-                .onErrorMap(BackendFailures::isBackendDown, error -> {
-                    log.warn("admission of coupon {} failed with an unknown outcome: {}", couponId, error.toString());
-                    return ApiException.admissionOutcomeUnknown(couponId);
-                });
     }
 
     /** The status to answer with, and whether this call admitted the member (202) or found them admitted (200). */
