@@ -5,12 +5,14 @@
 --          are not in the queue yet; the draw state is 0 without a draw to wait for (FIFO, or made), 1 while the window
 --          is open, 2 once it is over and until the draw is made (read only: this script closes nothing); entrants and
 --          places are the draw's (so far, or as the window froze them); then announceAt (epoch ms, 0: always visible)
+--          and the event's stock shards (above 1, queued, cursor, done and rejectedSoldOut are shard 0's alone: the api
+--          adds up every shard's)
 local meta = redis.call('HMGET', KEYS[1], 'name', 'total', 'openAt', 'closeAt', 'closed', 'rate', 'base', 'held',
-  'drawAt', 'drawn', 'drawClosed', 'drawEntrants', 'drawPlaces', 'announceAt')
+  'drawAt', 'drawn', 'drawClosed', 'drawEntrants', 'drawPlaces', 'announceAt', 'shards')
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 if not meta[2] then
-  return {0, '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, now, 0, 0, 0, 0, 0, 0}
+  return {0, '', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, now, 0, 0, 0, 0, 0, 0, 1}
 end
 local queued = redis.call('ZCARD', KEYS[2])
 local draw_at = tonumber(meta[9] or '0') or 0
@@ -31,4 +33,5 @@ return {1, meta[1] or '', tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4]
   tonumber(meta[6]), tonumber(meta[7] or '0'), queued,
   tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(redis.call('GET', KEYS[4]) or '0'),
   tonumber(redis.call('HGET', KEYS[5], 'rejectedSoldOut') or '0'), now,
-  tonumber(meta[8] or '0'), draw_at, state, entrants, places, tonumber(meta[14] or '0') or 0}
+  tonumber(meta[8] or '0'), draw_at, state, entrants, places, tonumber(meta[14] or '0') or 0,
+  tonumber(meta[15] or '1') or 1}

@@ -25,6 +25,7 @@ class ShardedPipelineTest {
 
     private static final int DRAIN_BATCH = 50;
     private static final int SHARDS = 6;
+    private static final Duration RETENTION = Duration.ofSeconds(8);
 
     private static Stack stack;
 
@@ -37,7 +38,14 @@ class ShardedPipelineTest {
                         "coupon.drain.tick",
                         "100ms",
                         "coupon.shards.max-served",
-                        SHARDS),
+                        SHARDS,
+                        // short, so that the event retires within the test, after the test looked at it settled
+                        "coupon.retention.after",
+                        RETENTION.toMillis() + "ms",
+                        "coupon.retention.check-every",
+                        "200ms",
+                        "coupon.retention.mark-ttl",
+                        "1s"),
                 Map.of("coupon.worker.max-batch", 200));
     }
 
@@ -119,8 +127,44 @@ class ShardedPipelineTest {
             assertThat(done).isEqualTo(total);
         });
 
-        // a member's status, read on their home shard whichever it is
-        for (String member : accepted.stream().sorted().limit(12).toList()) {
+        // the operator's view adds up every shard
+        Map<?, ?> view = stack.http()
+                .get()
+                .uri("/admin/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+        assertThat(view.get("remainingQuantity")).isEqualTo(0);
+        assertThat(view.get("status")).isEqualTo("SOLD_OUT");
+        assertThat(view.get("waiting")).isEqualTo(0);
+        Map<?, ?> stats = (Map<?, ?>) view.get("stats");
+        assertThat(stats.get("admitted")).isEqualTo(total);
+        assertThat(stats.get("published")).isEqualTo(total);
+        assertThat(stats.get("issued")).isEqualTo(total);
+        assertThat(stats.get("rejectedSoldOut")).isEqualTo(total / 10);
+
+        // a member's status, read on their home shard whichever it is, then from MySQL once the event retired
+        List<String> someMembers = accepted.stream().sorted().limit(12).toList();
+        assertIssued(couponId, someMembers);
+
+        await().atMost(RETENTION.plusSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> stack.redis.keys("{cpn:" + couponId + "*").isEmpty()
+                        && stack.jdbc
+                                        .sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND keys_removed_at IS NOT NULL")
+                                        .param(couponId)
+                                        .query(Long.class)
+                                        .single()
+                                == 1);
+        assertIssued(couponId, someMembers);
+    }
+
+    private static void assertIssued(long couponId, List<String> members) {
+        for (String member : members) {
             long walletId = stack.jdbc
                     .sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
                     .params(couponId, member)
@@ -139,11 +183,5 @@ class ShardedPipelineTest {
                     .jsonPath("$.walletCouponId")
                     .isEqualTo(walletId);
         }
-        assertThat(stack.jdbc
-                        .sql("SELECT published_count FROM coupon WHERE id = ?")
-                        .param(couponId)
-                        .query(Long.class)
-                        .single())
-                .isEqualTo(total);
     }
 }

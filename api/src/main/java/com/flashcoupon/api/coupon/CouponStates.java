@@ -3,6 +3,7 @@ package com.flashcoupon.api.coupon;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
+import com.flashcoupon.api.shard.ShardOrder;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import java.time.Clock;
@@ -27,8 +28,15 @@ public class CouponStates {
     private final CouponMirror mirror;
     private final RetiredCoupons retired;
     private final Clock clock;
+    private final ShardOrder order;
 
-    CouponStates(ReactiveStringRedisTemplate redis, CouponMirror mirror, RetiredCoupons retired, Clock clock) {
+    CouponStates(
+            ReactiveStringRedisTemplate redis,
+            CouponMirror mirror,
+            RetiredCoupons retired,
+            Clock clock,
+            ShardOrder order) {
+        this.order = order;
         this.redis = redis;
         this.mirror = mirror;
         this.retired = retired;
@@ -77,22 +85,30 @@ public class CouponStates {
         return redis.execute(STATE, keys, List.of())
                 .next()
                 .filter(reply -> number(reply, 0) == 1)
-                .map(reply -> new CouponState(
-                        id,
-                        text(reply, 1),
-                        number(reply, 2),
-                        number(reply, 3),
-                        number(reply, 4),
-                        number(reply, 5) == 1,
-                        (int) number(reply, 6),
-                        number(reply, 7),
-                        number(reply, 8),
-                        number(reply, 9),
-                        number(reply, 10),
-                        number(reply, 11),
-                        number(reply, 12),
-                        number(reply, 13),
-                        new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17)),
-                        number(reply, 18)));
+                .flatMap(reply -> reply.size() > 19 && number(reply, 19) > 1
+                        // an event whose stock is in shards: what is admitted, published and done is on every shard
+                        ? order.totals(id, (int) number(reply, 19)).map(totals -> state(id, reply, totals))
+                        : Mono.just(state(id, reply, null)));
+    }
+
+    /** coupon_state.lua's reply, with every shard's totals in place of shard 0's when given. */
+    private static CouponState state(long id, List<?> reply, ShardOrder.Batch shards) {
+        return new CouponState(
+                id,
+                text(reply, 1),
+                number(reply, 2),
+                number(reply, 3),
+                number(reply, 4),
+                number(reply, 5) == 1,
+                (int) number(reply, 6),
+                number(reply, 7),
+                shards == null ? number(reply, 8) : shards.admitted(),
+                shards == null ? number(reply, 9) : shards.cursor(),
+                shards == null ? number(reply, 10) : shards.done(),
+                shards == null ? number(reply, 11) : shards.soldOut(),
+                number(reply, 12),
+                number(reply, 13),
+                new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17)),
+                number(reply, 18));
     }
 }

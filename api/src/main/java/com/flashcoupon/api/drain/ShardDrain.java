@@ -77,7 +77,7 @@ final class ShardDrain {
                 log.info("coupon {}: completed {} stock transfers left in escrow", couponId, completed);
             }
         }
-        ShardOrder.Batch totals = order.next(couponId, shards, 0).block(SHARD_WAIT);
+        ShardOrder.Batch totals = order.totals(couponId, shards).block(SHARD_WAIT);
         double rate = rates.decide(couponId, withTotals(claim, totals), owned);
         if (!owned) {
             return;

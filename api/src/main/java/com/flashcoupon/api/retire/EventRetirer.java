@@ -12,6 +12,7 @@ import com.flashcoupon.api.gatestate.GateCounts;
 import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Counter;
@@ -232,6 +233,9 @@ class EventRetirer {
      */
     private void repairIfResultsLost(Coupon coupon, CouponState state) {
         long id = coupon.id();
+        if (coupon.stockShards() > 1) {
+            return; // results are on each member's home shard: their repair is not built for shards yet
+        }
         long decided = (long) coupon.issuedCount() + coupon.failedCount();
         if (state.done() >= decided) {
             behind.remove(id);
@@ -269,7 +273,18 @@ class EventRetirer {
         // the gate's counts, as Redis has them last: from now on MySQL answers for them (a failure here leaves the keys
         // for the next pass, which saves again)
         gateCounts.save(id);
+        keys.addAll(StockShards.state(CouponKeys.tag(id), 0));
         Long removed = redis.execute(RETIRE, keys, Long.toString(markTtl.toMillis()));
+        // an event whose stock is in shards: each other shard's keys, with its own retired mark, one slot at a time
+        int shards = coupon.stockShards();
+        for (int shard = 1; shard < shards; shard++) {
+            String tag = StockShards.tag(id, shards, shard);
+            List<String> shardKeys = new ArrayList<>();
+            shardKeys.add(StockShards.retired(tag));
+            shardKeys.addAll(StockShards.state(tag, shard));
+            Long more = redis.execute(RETIRE, shardKeys, Long.toString(markTtl.toMillis()));
+            removed = (removed == null ? 0 : removed) + (more == null ? 0 : more);
+        }
         coupons.markKeysRemoved(id, clock.instant());
         eventList.changed();
         retired.remember(coupon);

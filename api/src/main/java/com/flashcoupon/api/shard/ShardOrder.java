@@ -30,9 +30,10 @@ public final class ShardOrder {
     /**
      * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
      * entries read that come after it (published by a later batch); and, over every shard when read, the members
-     * published ({@code cursor}: the cursors' sum), admitted and done.
+     * published ({@code cursor}: the cursors' sum), admitted, done, and refused as sold out.
      */
-    public record Batch(List<Entry> entries, long horizon, int waiting, long cursor, long admitted, long done) {
+    public record Batch(
+            List<Entry> entries, long horizon, int waiting, long cursor, long admitted, long done, long soldOut) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -46,6 +47,11 @@ public final class ShardOrder {
     public ShardOrder(ShardStock.Redis redis, ShardStock stock) {
         this.redis = redis;
         this.stock = stock;
+    }
+
+    /** Every shard's totals (what {@link Batch} counts), reading no entries: one call per shard. */
+    public Mono<Batch> totals(long couponId, int shards) {
+        return next(couponId, shards, 0);
     }
 
     /** Up to {@code max} admissions, the earliest first, none admitted after the horizon. */
@@ -68,7 +74,8 @@ public final class ShardOrder {
                                         StockShards.queue(tag),
                                         StockShards.times(tag),
                                         StockShards.cursor(tag),
-                                        StockShards.done(tag)
+                                        StockShards.done(tag),
+                                        StockShards.stats(tag)
                                     },
                                     Integer.toString(max),
                                     touch ? "1" : "0")
@@ -107,7 +114,8 @@ public final class ShardOrder {
                             read - batch.size(),
                             peeks.stream().mapToLong(Peek::cursor).sum(),
                             peeks.stream().mapToLong(Peek::admitted).sum(),
-                            peeks.stream().mapToLong(Peek::done).sum());
+                            peeks.stream().mapToLong(Peek::done).sum(),
+                            peeks.stream().mapToLong(Peek::soldOut).sum());
                 });
     }
 
@@ -128,13 +136,14 @@ public final class ShardOrder {
                 .then();
     }
 
-    private record Peek(long now, long cursor, long admitted, long done, List<Entry> entries) {}
+    private record Peek(long now, long cursor, long admitted, long done, long soldOut, List<Entry> entries) {}
 
     private static Peek peeked(int shard, List<Object> reply) {
         List<Entry> entries = new ArrayList<>();
-        for (int i = 4; i + 2 < reply.size(); i += 3) {
+        for (int i = 5; i + 2 < reply.size(); i += 3) {
             entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
         }
-        return new Peek(number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), entries);
+        return new Peek(
+                number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), entries);
     }
 }

@@ -132,6 +132,7 @@ public final class ShardStock {
             LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
 
     static final ScriptConnection.Script COUNT = script("shard_count.lua");
+    static final ScriptConnection.Script REFUSED = script("shard_refused.lua");
     static final ScriptConnection.Script RESET = script("shard_reset.lua");
 
     /** shard_admit.lua with the rate limits and the gate in front, as admit.lua has them. */
@@ -325,7 +326,9 @@ public final class ShardStock {
                             yield transfers
                                     .refill(tags, home, want(total, tags.length))
                                     .flatMap(refill -> switch (refill) {
-                                        case SOLD_OUT -> Mono.just(refusal(Outcome.SOLD_OUT, home, 0, 0, rate));
+                                        case SOLD_OUT ->
+                                            redis.eval(REFUSED, new String[] {StockShards.stats(tag)})
+                                                    .thenReturn(refusal(Outcome.SOLD_OUT, home, 0, 0, rate));
                                         case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
                                         case PENDING -> Mono.error(new Unsettled(home));
                                         case MOVED, RETRY -> admitAt(tags, home, memberId, charged, refills + 1);
