@@ -13,7 +13,7 @@
 -- Returns {outcome, a, b, c, rate, e}:
 --   0 the shard's stock or settings missing (the api mirrors the event again and asks again), nothing charged
 --   1 admitted (a = sequence, b = what the shard has left after it, c = the admission's time, e = the gate's
---     COUNT_ONLY rules that would have refused)
+--     COUNT_ONLY rules that would have refused, then the members the shard admitted before this one)
 --   2 asked before (a = the same sequence, c = the admission's time, e = the member's result, '' while waiting)
 --   3 sold out on every shard, 4 not open yet (a = openAt), 5 closed
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
@@ -80,4 +80,4 @@ seq = redis.call('INCR', KEYS[3])
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
 local at = tonumber(time[1]) * 1000000 + tonumber(time[2])
 redis.call('ZADD', KEYS[4], 'NX', at, ARGV[1])
-return {1, seq, cap - admitted - 1, at, rate, gate_would or 0}
+return {1, seq, cap - admitted - 1, at, rate, gate_would or 0, admitted}

@@ -111,12 +111,15 @@ class ShardAdmissions {
 
     /**
      * A member holding a place: their position counts every member admitted before them on any shard, less those
-     * done, as {@code sequence - done} does for an event of one shard (one call per shard).
+     * done, as {@code sequence - done} does for an event of one shard. A member just admitted is placed from what this
+     * instance saw of the other shards ({@link ShardPositions#admitted}); one asking again, exactly (a call per shard).
      */
     private Mono<Admission> placed(
             long couponId, int shards, ShardStock.Result result, Admission.Outcome outcome, long gateWould) {
-        return positions
-                .place(couponId, shards, result.time())
-                .map(place -> new Admission(outcome, place.ahead() + 1, place.done(), result.rate(), "", gateWould));
+        Mono<ShardPositions.Place> place = outcome == Admission.Outcome.ADMITTED
+                ? positions.admitted(couponId, shards, result.shard(), result.detail(), result.time())
+                : positions.place(couponId, shards, result.time());
+        return place.map(
+                found -> new Admission(outcome, found.ahead() + 1, found.done(), result.rate(), "", gateWould));
     }
 }

@@ -9,6 +9,7 @@ import com.flashcoupon.api.health.OutageLog;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.shard.ScriptShardRedis;
 import com.flashcoupon.api.shard.ShardOrder;
+import com.flashcoupon.api.shard.ShardPositions;
 import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.contract.RecordSignature;
@@ -67,6 +68,7 @@ class Drainer implements DisposableBean {
             BackendWatch backends,
             MeterRegistry meters,
             ShardOrder shardOrder,
+            ShardPositions shardPositions,
             ShardStock shardStock,
             ScriptShardRedis shardRedis) {
         this.settings = properties.drain();
@@ -85,6 +87,7 @@ class Drainer implements DisposableBean {
         this.outage = new OutageLog(log, "draining");
         this.shardDrain = new ShardDrain(
                 shardOrder,
+                shardPositions,
                 shardStock,
                 shardRedis,
                 pacer,
@@ -111,6 +114,7 @@ class Drainer implements DisposableBean {
         pacer.retainOnly(live);
         rates.retainOnly(live);
         lease.retainOnly(live);
+        shardDrain.retainOnly(live);
         pausedUntil.keySet().retainAll(live);
         boolean allDrained = true;
         for (long couponId : ids) {

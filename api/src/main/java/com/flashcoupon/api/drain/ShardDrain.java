@@ -1,6 +1,7 @@
 package com.flashcoupon.api.drain;
 
 import com.flashcoupon.api.shard.ShardOrder;
+import com.flashcoupon.api.shard.ShardPositions;
 import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.StockShards;
@@ -30,6 +31,7 @@ final class ShardDrain {
     private static final Duration SHARD_WAIT = Duration.ofSeconds(5);
 
     private final ShardOrder order;
+    private final ShardPositions positions;
     private final ShardStock stock;
     private final ShardStock.Redis redis;
     private final DrainPacer pacer;
@@ -44,6 +46,7 @@ final class ShardDrain {
 
     ShardDrain(
             ShardOrder order,
+            ShardPositions positions,
             ShardStock stock,
             ShardStock.Redis redis,
             DrainPacer pacer,
@@ -56,6 +59,7 @@ final class ShardDrain {
             int maxBatch,
             boolean replicas) {
         this.order = order;
+        this.positions = positions;
         this.stock = stock;
         this.redis = redis;
         this.pacer = pacer;
@@ -78,6 +82,9 @@ final class ShardDrain {
             }
         }
         ShardOrder.Batch totals = order.totals(couponId, shards).block(SHARD_WAIT);
+        if (totals != null) {
+            positions.saw(couponId, totals);
+        }
         double rate = rates.decide(couponId, withTotals(claim, totals), owned);
         if (!owned) {
             return;
@@ -140,6 +147,11 @@ final class ShardDrain {
             }
         }
         return true;
+    }
+
+    /** Forgets what was seen of events no longer drained. */
+    void retainOnly(Set<Long> couponIds) {
+        positions.retainOnly(couponIds);
     }
 
     /** The claim's reply with the shards' totals in place of shard 0's: what was published, admitted and done. */

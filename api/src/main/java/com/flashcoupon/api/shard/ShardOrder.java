@@ -30,10 +30,19 @@ public final class ShardOrder {
     /**
      * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
      * entries read that come after it (published by a later batch); and, over every shard when read, the members
-     * published ({@code cursor}: the cursors' sum), admitted, done, and refused as sold out.
+     * published ({@code cursor}: the cursors' sum), admitted, done, and refused as sold out; and each shard's admitted
+     * and its clock (µs) when read.
      */
     public record Batch(
-            List<Entry> entries, long horizon, int waiting, long cursor, long admitted, long done, long soldOut) {
+            List<Entry> entries,
+            long horizon,
+            int waiting,
+            long cursor,
+            long admitted,
+            long done,
+            long soldOut,
+            long[] admittedByShard,
+            long[] clockByShard) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -115,7 +124,9 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::cursor).sum(),
                             peeks.stream().mapToLong(Peek::admitted).sum(),
                             peeks.stream().mapToLong(Peek::done).sum(),
-                            peeks.stream().mapToLong(Peek::soldOut).sum());
+                            peeks.stream().mapToLong(Peek::soldOut).sum(),
+                            peeks.stream().mapToLong(Peek::admitted).toArray(),
+                            peeks.stream().mapToLong(Peek::now).toArray());
                 });
     }
 

@@ -5,16 +5,32 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.StockShards;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
  * A member's place across shards (docs/architecture.md, "Stock shards"): the members admitted before them, by
- * admission time, on every shard, and those of every shard that have their result; one call per shard.
+ * admission time, on every shard, less those done.
+ *
+ * <p>Read exactly, it costs one call per shard ({@link #place}): what status reads pay. An admission, the hot path, is
+ * answered from what this instance last saw of each shard instead, at no call at all: every admission it made tells it
+ * its home shard's count at that moment by the shard's clock, and every drain tick tells it every shard's count and
+ * the members done ({@link #saw(long, ShardOrder.Batch)}). Another shard's count is taken when this instance saw it
+ * within {@link #FRESH_MICROS} of the member's own admission (by the primaries' clocks); it is then off by the
+ * admissions made on that shard in between, a few milliseconds' worth under a crowd. Without such a sight of every
+ * shard (a quiet event, an instance just started), the admission reads its place exactly.
  */
 public final class ShardPositions {
 
     static final ScriptConnection.Script AHEAD = ShardStock.script("shard_ahead.lua");
+
+    static final ScriptConnection.Script STATUS = ShardStock.script("shard_status.lua");
+
+    /** How far apart (µs, by the primaries' clocks) a sight of a shard and an admission may be for the sight to count. */
+    static final long FRESH_MICROS = 200_000;
 
     /** Admitted before the member's time on every shard, and done on every shard. */
     public record Place(long ahead, long done) {}
@@ -25,10 +41,23 @@ public final class ShardPositions {
      */
     public record Standing(boolean found, String result, Place place) {}
 
-    static final ScriptConnection.Script STATUS = ShardStock.script("shard_status.lua");
+    /** A shard's admissions as this instance last saw them, and when by the shard's clock (µs). */
+    private record Sight(long admitted, long at) {}
+
+    /** What this instance saw of one event: each shard's latest sight, and the members done on all of them. */
+    private static final class Seen {
+        final Sight[] shards;
+        final AtomicLong done = new AtomicLong(-1);
+
+        Seen(int count) {
+            shards = new Sight[count];
+        }
+    }
 
     private final ShardStock.Redis redis;
     private final ShardStock stock;
+    private final Map<Long, Seen> seen = new ConcurrentHashMap<>();
+    private final AtomicLong exactReads = new AtomicLong();
 
     public ShardPositions(ShardStock.Redis redis, ShardStock stock) {
         this.redis = redis;
@@ -60,6 +89,7 @@ public final class ShardPositions {
 
     /** The members admitted before {@code time} (us) and the members done, on all the event's shards together. */
     public Mono<Place> place(long couponId, int shards, long time) {
+        exactReads.incrementAndGet();
         String[] tags = stock.tags(couponId, shards);
         return Flux.range(0, shards)
                 .flatMap(shard -> redis.eval(
@@ -69,5 +99,60 @@ public final class ShardPositions {
                 .reduce(
                         new Place(0, 0),
                         (sum, reply) -> new Place(sum.ahead() + number(reply, 0), sum.done() + number(reply, 2)));
+    }
+
+    /**
+     * The place of a member this instance just admitted on {@code home} at {@code time} (us), {@code before} members
+     * after the shard's others: from this instance's sights of the other shards when each is fresh, exactly otherwise.
+     */
+    public Mono<Place> admitted(long couponId, int shards, int home, long before, long time) {
+        saw(couponId, shards, home, before + 1, time);
+        Seen event = seen.get(couponId);
+        long done = event.done.get();
+        if (done < 0) {
+            return place(couponId, shards, time);
+        }
+        long ahead = before;
+        for (int shard = 0; shard < shards; shard++) {
+            if (shard == home) {
+                continue;
+            }
+            Sight sight = event.shards[shard];
+            if (sight == null || Math.abs(sight.at() - time) > FRESH_MICROS) {
+                return place(couponId, shards, time);
+            }
+            ahead += sight.admitted();
+        }
+        return Mono.just(new Place(ahead, done));
+    }
+
+    /** A drain tick's read of every shard: their counts by their clocks, and the members done on all of them. */
+    public void saw(long couponId, ShardOrder.Batch totals) {
+        int shards = totals.admittedByShard().length;
+        for (int shard = 0; shard < shards; shard++) {
+            saw(couponId, shards, shard, totals.admittedByShard()[shard], totals.clockByShard()[shard]);
+        }
+        seen.get(couponId).done.set(totals.done());
+    }
+
+    private void saw(long couponId, int shards, int shard, long admitted, long at) {
+        Seen event = seen.compute(
+                couponId, (id, known) -> known == null || known.shards.length != shards ? new Seen(shards) : known);
+        synchronized (event) {
+            Sight last = event.shards[shard];
+            if (last == null || at >= last.at()) {
+                event.shards[shard] = new Sight(admitted, at);
+            }
+        }
+    }
+
+    /** Forgets what it saw of events no longer drained. */
+    public void retainOnly(java.util.Collection<Long> couponIds) {
+        seen.keySet().retainAll(java.util.Set.copyOf(couponIds));
+    }
+
+    /** Places read exactly (one call per shard) since this instance started. */
+    public long exactReads() {
+        return exactReads.get();
     }
 }

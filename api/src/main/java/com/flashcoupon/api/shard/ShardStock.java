@@ -68,7 +68,7 @@ public final class ShardStock {
     /**
      * An admission's answer: the member's home shard; when admitted or asked before, their sequence on it and the time
      * of their admission (microseconds, by the shard's primary's clock; 0 otherwise); the detail of a refusal (see
-     * {@link Outcome}), the event's rate, the member's result when they have one ('' otherwise), and the gate's
+     * {@link Outcome}; when admitted, the members the home shard admitted before them), the event's rate, the member's result when they have one ('' otherwise), and the gate's
      * COUNT_ONLY rules that would have refused a member just admitted (gate.lua).
      */
     public record Result(
@@ -289,7 +289,7 @@ public final class ShardStock {
                                     home,
                                     number(reply, 1),
                                     number(reply, 3),
-                                    0,
+                                    number(reply, 6),
                                     0,
                                     rate,
                                     "",

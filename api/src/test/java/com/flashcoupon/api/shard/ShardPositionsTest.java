@@ -1,0 +1,75 @@
+package com.flashcoupon.api.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.redis.ScriptConnection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+
+/**
+ * An admission's place across shards from what the instance saw of the other shards (pure logic: a stand-in Redis
+ * that answers every exact read with "one ahead, none done" on each shard and counts the calls).
+ */
+class ShardPositionsTest {
+
+    private static final int SHARDS = 3;
+    private static final long COUPON = 7;
+
+    private final AtomicInteger calls = new AtomicInteger();
+    private final ShardStock.Redis redis = new ShardStock.Redis() {
+        @Override
+        public Mono<List<Object>> eval(ScriptConnection.Script script, String[] keys, String... args) {
+            calls.incrementAndGet();
+            return Mono.just(List.of(1L, 1L, 0L));
+        }
+    };
+    private final ShardPositions positions = new ShardPositions(redis, new ShardStock(redis));
+
+    private static ShardOrder.Batch tick(long done, long[] admitted, long[] clocks) {
+        return new ShardOrder.Batch(List.of(), 0, 0, 0, 0, done, 0, admitted, clocks);
+    }
+
+    @Test
+    void shouldPlaceAnAdmissionFromFreshSightsOfTheOtherShardsWithoutACall() {
+        positions.saw(COUPON, tick(4, new long[] {10, 20, 30}, new long[] {1_000_000, 1_000_000, 1_000_000}));
+        // admitted on shard 1 at 1.05 s after 25 others there: 10 + 25 + 30 ahead, 4 done
+        ShardPositions.Place place =
+                positions.admitted(COUPON, SHARDS, 1, 25, 1_050_000).block();
+        assertThat(place).isEqualTo(new ShardPositions.Place(65, 4));
+        assertThat(calls).hasValue(0);
+
+        // the admission's own sight counts for the next member of another shard: shard 1 now holds 26
+        ShardPositions.Place next =
+                positions.admitted(COUPON, SHARDS, 2, 30, 1_060_000).block();
+        assertThat(next).isEqualTo(new ShardPositions.Place(10 + 26 + 30, 4));
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void shouldReadExactlyWhenASightIsStaleOrNothingIsKnownOfWhatIsDone() {
+        // never ticked: done unknown, so the place is read (a call per shard)
+        positions.admitted(COUPON, SHARDS, 0, 0, 1_000_000).block();
+        assertThat(calls).hasValue(SHARDS);
+
+        positions.saw(COUPON, tick(0, new long[] {1, 1, 1}, new long[] {1_000_000, 1_000_000, 1_000_000}));
+        calls.set(0);
+        // a second later by the shards' clocks: the sights of shards 1 and 2 are too old to count
+        ShardPositions.Place place = positions
+                .admitted(COUPON, SHARDS, 0, 5, 1_000_000 + ShardPositions.FRESH_MICROS + 1)
+                .block();
+        assertThat(calls).hasValue(SHARDS);
+        assertThat(place).isEqualTo(new ShardPositions.Place(SHARDS, 0));
+    }
+
+    @Test
+    void shouldKeepTheLatestSightOfEachShard() {
+        positions.saw(COUPON, tick(0, new long[] {50, 50, 50}, new long[] {2_000_000, 2_000_000, 2_000_000}));
+        // an older sight (a reply that arrived late) does not replace a newer one
+        positions.saw(COUPON, tick(0, new long[] {40, 40, 40}, new long[] {1_900_000, 1_900_000, 1_900_000}));
+        assertThat(positions.admitted(COUPON, SHARDS, 0, 50, 2_010_000).block().ahead())
+                .isEqualTo(150);
+        assertThat(calls).hasValue(0);
+    }
+}
