@@ -1,5 +1,7 @@
 package com.flashcoupon.api.drain;
 
+import static com.flashcoupon.api.redis.RedisReplies.number;
+
 import com.flashcoupon.api.shard.ShardOrder;
 import com.flashcoupon.api.shard.ShardPositions;
 import com.flashcoupon.api.shard.ShardStock;
@@ -73,19 +75,24 @@ final class ShardDrain {
         this.replicas = replicas;
     }
 
-    /** One turn of the event, after the lease's claim ({@code claim}, drain_claim.lua's reply; {@code owned}). */
+    /**
+     * One turn of the event, after the lease's claim ({@code claim}, drain_claim.lua's reply; {@code owned}). The
+     * owner reads the next entries with every shard's totals in one round (a call per shard), at most what two ticks
+     * at the event's rate publish; another instance reads the totals alone, for its estimates. Transfers left in escrow
+     * are completed only when a shard shows one.
+     */
     void drain(long couponId, int shards, List<?> claim, boolean owned) {
-        if (owned) {
-            Integer completed = stock.recover(couponId, shards).block(SHARD_WAIT);
-            if (completed != null && completed > 0) {
-                log.info("coupon {}: completed {} stock transfers left in escrow", couponId, completed);
-            }
+        int reading = (int) Math.min(maxBatch, Math.max(1, (long) (number(claim, 3) * 2 * tickNanos / 1e9)));
+        long epoch = redis.epoch();
+        ShardOrder.Batch read = (owned
+                        ? order.next(couponId, shards, reading, replicas)
+                        : order.totals(couponId, shards))
+                .block(SHARD_WAIT);
+        if (read == null) {
+            return;
         }
-        ShardOrder.Batch totals = order.totals(couponId, shards).block(SHARD_WAIT);
-        if (totals != null) {
-            positions.saw(couponId, totals);
-        }
-        double rate = rates.decide(couponId, withTotals(claim, totals), owned);
+        positions.saw(couponId, read);
+        double rate = rates.decide(couponId, withTotals(claim, read), owned);
         if (!owned) {
             return;
         }
@@ -93,19 +100,18 @@ final class ShardDrain {
             lease.release(couponId); // its rate is not a number: nothing can be paced
             return;
         }
-        long started = System.nanoTime();
-        long pending = totals.admitted() - totals.cursor();
-        // back to the tick after one tick's time, as for an event of one shard
-        while (pending > 0 && System.nanoTime() - started < tickNanos) {
-            long allowed = pacer.available(couponId, rate, pending, System.nanoTime());
-            int count = (int) Math.min(allowed, maxBatch);
-            if (count <= 0) {
-                return;
+        if (read.escrowed() > 0) {
+            Integer completed = stock.recover(couponId, shards).block(SHARD_WAIT);
+            if (completed != null && completed > 0) {
+                log.info("coupon {}: completed {} stock transfers left in escrow", couponId, completed);
             }
-            long epoch = redis.epoch();
-            ShardOrder.Batch batch =
-                    order.next(couponId, shards, count, replicas).block(SHARD_WAIT);
-            if (batch == null || batch.entries().isEmpty() || !replicated(couponId, shards, batch, epoch)) {
+        }
+        long started = System.nanoTime();
+        while (true) {
+            long pending = read.admitted() - read.cursor();
+            long allowed = pending <= 0 ? 0 : pacer.available(couponId, rate, pending, System.nanoTime());
+            ShardOrder.Batch batch = ShardOrder.first(read, (int) Math.min(allowed, maxBatch));
+            if (batch.entries().isEmpty() || !replicated(couponId, shards, batch, epoch)) {
                 return;
             }
             List<ShardOrder.Entry> entries = batch.entries();
@@ -121,9 +127,16 @@ final class ShardDrain {
             if (!lease.renew(couponId)) {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");
             }
-            long published = batch.cursor() + entries.size();
-            ledger.recordPublished(couponId, published, batch.admitted());
-            pending = batch.admitted() - published;
+            ledger.recordPublished(couponId, batch.cursor() + entries.size(), batch.admitted());
+            // back to the tick after one tick's time, as for an event of one shard
+            if (System.nanoTime() - started >= tickNanos) {
+                return;
+            }
+            epoch = redis.epoch();
+            read = order.next(couponId, shards, reading, replicas).block(SHARD_WAIT);
+            if (read == null) {
+                return;
+            }
         }
     }
 

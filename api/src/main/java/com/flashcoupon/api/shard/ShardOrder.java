@@ -30,8 +30,8 @@ public final class ShardOrder {
     /**
      * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
      * entries read that come after it (published by a later batch); and, over every shard when read, the members
-     * published ({@code cursor}: the cursors' sum), admitted, done, and refused as sold out; and each shard's admitted
-     * and its clock (µs) when read.
+     * published ({@code cursor}: the cursors' sum), admitted, done, refused as sold out, and transfers in escrow; and
+     * each shard's admitted and its clock (µs) when read.
      */
     public record Batch(
             List<Entry> entries,
@@ -41,6 +41,7 @@ public final class ShardOrder {
             long admitted,
             long done,
             long soldOut,
+            long escrowed,
             long[] admittedByShard,
             long[] clockByShard) {
 
@@ -63,7 +64,10 @@ public final class ShardOrder {
         return next(couponId, shards, 0);
     }
 
-    /** Up to {@code max} admissions, the earliest first, none admitted after the horizon. */
+    /**
+     * Up to {@code max} admissions, the earliest first, none admitted after the horizon. Each shard is read for twice
+     * its even share of {@code max}; a batch ends where a shard's entries read run out while it holds more.
+     */
     public Mono<Batch> next(long couponId, int shards, int max) {
         return next(couponId, shards, max, false);
     }
@@ -74,6 +78,8 @@ public final class ShardOrder {
      */
     public Mono<Batch> next(long couponId, int shards, int max, boolean touch) {
         String[] tags = stock.tags(couponId, shards);
+        // each shard's share of a batch, twice over: admissions spread evenly over the shards by the members' homes
+        int perShard = shards == 1 ? max : Math.min(max, 2 * max / shards + 8);
         return Flux.range(0, shards)
                 .concatMap(shard -> {
                     String tag = tags[shard];
@@ -84,9 +90,10 @@ public final class ShardOrder {
                                         StockShards.times(tag),
                                         StockShards.cursor(tag),
                                         StockShards.done(tag),
-                                        StockShards.stats(tag)
+                                        StockShards.stats(tag),
+                                        StockShards.escrow(tag)
                                     },
-                                    Integer.toString(max),
+                                    Integer.toString(perShard),
                                     touch ? "1" : "0")
                             .map(reply -> peeked(shard, reply));
                 })
@@ -104,6 +111,13 @@ public final class ShardOrder {
                         Entry earliest = null;
                         for (int shard = 0; shard < peeks.size(); shard++) {
                             List<Entry> entries = peeks.get(shard).entries();
+                            Peek peek = peeks.get(shard);
+                            if (next[shard] == entries.size() && peek.cursor() + entries.size() < peek.admitted()) {
+                                // this shard holds more than was read: what it holds next may come before any
+                                // other head, so the batch ends here
+                                earliest = null;
+                                break;
+                            }
                             if (next[shard] < entries.size()) {
                                 Entry head = entries.get(next[shard]);
                                 if (earliest == null || head.time() < earliest.time()) {
@@ -125,9 +139,28 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::admitted).sum(),
                             peeks.stream().mapToLong(Peek::done).sum(),
                             peeks.stream().mapToLong(Peek::soldOut).sum(),
+                            peeks.stream().mapToLong(Peek::escrowed).sum(),
                             peeks.stream().mapToLong(Peek::admitted).toArray(),
                             peeks.stream().mapToLong(Peek::now).toArray());
                 });
+    }
+
+    /** The same batch cut to its first {@code count} entries (what the rate allows of it now). */
+    public static Batch first(Batch batch, int count) {
+        if (count >= batch.entries().size()) {
+            return batch;
+        }
+        return new Batch(
+                batch.entries().subList(0, count),
+                batch.horizon(),
+                batch.waiting() + batch.entries().size() - count,
+                batch.cursor(),
+                batch.admitted(),
+                batch.done(),
+                batch.soldOut(),
+                batch.escrowed(),
+                batch.admittedByShard(),
+                batch.clockByShard());
     }
 
     /**
@@ -147,14 +180,21 @@ public final class ShardOrder {
                 .then();
     }
 
-    private record Peek(long now, long cursor, long admitted, long done, long soldOut, List<Entry> entries) {}
+    private record Peek(
+            long now, long cursor, long admitted, long done, long soldOut, long escrowed, List<Entry> entries) {}
 
     private static Peek peeked(int shard, List<Object> reply) {
         List<Entry> entries = new ArrayList<>();
-        for (int i = 5; i + 2 < reply.size(); i += 3) {
+        for (int i = 6; i + 2 < reply.size(); i += 3) {
             entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
         }
         return new Peek(
-                number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4), entries);
+                number(reply, 0),
+                number(reply, 1),
+                number(reply, 2),
+                number(reply, 3),
+                number(reply, 4),
+                number(reply, 5),
+                entries);
     }
 }
