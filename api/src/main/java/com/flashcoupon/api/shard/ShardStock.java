@@ -21,9 +21,9 @@ import reactor.core.publisher.Mono;
  * escrow transfer ({@link ShardTransfers}) and asks again; sold out is said only once every shard was seen out, with
  * nothing in escrow, twice with no transfer between.
  *
- * <p>The mirror deals the stock ({@link ShardMirror}); admission does not call {@link #admit} yet, and the admin API
- * refuses events of more shards than {@code coupon.shards.max-served} (default 1) until the drainer, status, restore
- * and retirement work across shards.
+ * <p>The mirror deals the stock and writes the event's settings on every shard ({@link ShardMirror}); the admission
+ * endpoint admits here for an event of more than one shard, which the admin API takes only up to {@code
+ * coupon.shards.max-served} (default 1) until fair start, eligibility lists and restore work across shards.
  */
 public final class ShardStock {
 
