@@ -11,7 +11,8 @@
 -- The admission's time (microseconds, by this shard's primary's clock) goes into times: the drainer publishes across
 -- shards in that order.
 -- Returns {outcome, a, b, c, rate, e}:
---   0 the shard's stock or settings missing (the api mirrors the event again and asks again), nothing charged
+--   0 the shard's stock or settings missing (the api asks the event again, then mirrors it again), nothing charged;
+--     or the gate's list missing (gate.lua), after the limits were charged
 --   1 admitted (a = sequence, b = what the shard has left after it, c = the admission's time, e = the gate's
 --     COUNT_ONLY rules that would have refused, then the members the shard admitted before this one)
 --   2 asked before (a = the same sequence, c = the admission's time, e = the member's result, '' while waiting)
@@ -31,7 +32,7 @@ if stock[10] ~= ARGV[8] then
 end
 local rate = tonumber(stock[8])
 local seq = redis.call('ZSCORE', KEYS[2], ARGV[1])
--- a member holding a place asks again as often as they like: their limits are charged, their answer is never refused
+-- the limits apply to every ask, a member holding a place too, as in admit.lua
 local refused, wait = check_limits(5, 2, 2)
 if refused > 0 then
   return {6, refused, wait, 0, rate, 0}

@@ -3,19 +3,26 @@
 -- share + moved: what it was dealt, plus what transfers brought in, minus what it gave away. Setting share only when
 -- absent means a second mirror never deals the stock again over transfers already made. gate_settings.lua is put in
 -- front.
--- KEYS: 1 the shard's stock hash
+-- KEYS: 1 the shard's stock hash, 2 (shard 0 only, dealt first) the event's meta
 -- ARGV: 1 share, 2 the event's total, 3 the version of the MySQL row the settings were read from, 4 the shard count,
 --       5 openAt, 6 closeAt (0 = none), 7 closed (0/1), 8 rate, 9 announceAt (0 = none), 10 the gate (gate_settings.lua)
--- Returns {share}: the shard's share as it stands. Settings older than those the shard holds are not written (a
--- snapshot read before an operator's close never undoes it).
+-- Returns {share}: the shard's share as it stands; {-1} when a newer mirror holds the shard (or, on shard 0, the meta). Nothing is written by a mirror older than the one the shard holds
+-- (a snapshot read before an operator's close never undoes it; one read before a shard count changed never deals the
+-- old count again after shard_reset.lua).
+local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
+if KEYS[2] then
+  -- shard 0, in the meta's slot: a newer meta means a newer mirror is dealing
+  stored = math.max(stored, tonumber(redis.call('HGET', KEYS[2], 'version') or '-1'))
+end
+if stored > tonumber(ARGV[3]) then
+  -- a newer mirror dealt (or reset) this shard: nothing of this older one is written, and the api deals no further
+  return {-1}
+end
 redis.call('HSETNX', KEYS[1], 'share', ARGV[1])
 redis.call('HSETNX', KEYS[1], 'moved', 0)
 redis.call('HSETNX', KEYS[1], 'moves', 0)
 redis.call('HSETNX', KEYS[1], 'total', ARGV[2])
-local stored = tonumber(redis.call('HGET', KEYS[1], 'version') or '-1')
-if stored <= tonumber(ARGV[3]) then
-  redis.call('HSET', KEYS[1], 'version', ARGV[3], 'shards', ARGV[4], 'openAt', ARGV[5], 'closeAt', ARGV[6],
-    'closed', ARGV[7], 'rate', ARGV[8], 'announceAt', ARGV[9])
-  gate_settings(KEYS[1], ARGV[10])
-end
+redis.call('HSET', KEYS[1], 'version', ARGV[3], 'shards', ARGV[4], 'openAt', ARGV[5], 'closeAt', ARGV[6],
+  'closed', ARGV[7], 'rate', ARGV[8], 'announceAt', ARGV[9])
+gate_settings(KEYS[1], ARGV[10])
 return {tonumber(redis.call('HGET', KEYS[1], 'share'))}

@@ -101,7 +101,7 @@ public final class StockShards {
 
     /**
      * A shard's results: member → the worker's result, for the members whose home it is. The keys from here to
-     * {@link #addressLimit} are, for shard 0, the event's own ({@link CouponKeys}): an event of one shard keeps the keys
+     * {@link #wouldRefuse} are, for shard 0, the event's own ({@link CouponKeys}): an event of one shard keeps the keys
      * it always had.
      */
     public static String result(String tag) {
@@ -138,14 +138,18 @@ public final class StockShards {
         return tag + ":wouldRefuse:" + rule;
     }
 
-    /** A member's rate limit on the event's endpoints, on their home shard. */
+    /**
+     * A member's rate limit on admissions to an event of more than one shard, on their home shard: a key of its own
+     * (not the event's {@link CouponKeys#memberLimit}, which status reads charge in the event's slot at their rate),
+     * so one bucket is never charged at two rates.
+     */
     public static String memberLimit(String tag, String memberId) {
-        return tag + ":rl:m:" + memberId;
+        return tag + ":rl:sm:" + memberId;
     }
 
-    /** An address's rate limit on the event's endpoints, on one shard: its rate is the address's over the shards. */
+    /** An address's rate limit on admissions, on one shard: its rate and burst are the address's over the shards. */
     public static String addressLimit(String tag, String address) {
-        return tag + ":rl:a:" + address;
+        return tag + ":rl:sa:" + address;
     }
 
     /**

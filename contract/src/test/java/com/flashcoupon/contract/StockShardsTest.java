@@ -53,8 +53,9 @@ class StockShardsTest {
         assertThat(StockShards.draw(tag)).isEqualTo(CouponKeys.draw(42));
         assertThat(StockShards.eligible(tag)).isEqualTo(CouponKeys.eligible(42));
         assertThat(StockShards.wouldRefuse(tag, "list")).isEqualTo(CouponKeys.wouldRefuse(42, "list"));
-        assertThat(StockShards.memberLimit(tag, "m-1")).isEqualTo(CouponKeys.memberLimit(42, "m-1"));
-        assertThat(StockShards.addressLimit(tag, "10.0.0.0")).isEqualTo(CouponKeys.addressLimit(42, "10.0.0.0"));
+        // the limits of sharded admissions are keys of their own: status reads charge the event's at their own rate
+        assertThat(StockShards.memberLimit(tag, "m-1")).isNotEqualTo(CouponKeys.memberLimit(42, "m-1"));
+        assertThat(StockShards.addressLimit(tag, "10.0.0.0")).isNotEqualTo(CouponKeys.addressLimit(42, "10.0.0.0"));
     }
 
     @Test

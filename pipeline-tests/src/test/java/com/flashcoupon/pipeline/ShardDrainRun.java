@@ -37,7 +37,7 @@ final class ShardDrainRun {
     static Figures run(ShardStock.Redis redis, long coupon, int shards, int total, int crowd) {
         var stock = new ShardStock(redis);
         var order = new ShardOrder(redis, stock);
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
         Map<String, long[]> asked = new ConcurrentHashMap<>(); // member -> {sent, answered} (System.nanoTime)
         Map<String, ShardStock.Result> admitted = new ConcurrentHashMap<>();
         AtomicBoolean admitting = new AtomicBoolean(true);

@@ -101,7 +101,7 @@ class ShardStockClusterTest {
     }
 
     private static Map<String, Evals> crowd(long coupon, int shards, int total) {
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
         evals(true);
         List<String> crowd = IntStream.range(0, total + total / 10)
                 .mapToObj(i -> "m-" + i + "-" + UUID.randomUUID())

@@ -51,7 +51,8 @@ class AdmissionScripts {
                 shards > 1
                         ? sharded.admit(couponId, shards, memberId, charged, gate)
                         : runScript(couponId, memberId, charged, gate),
-                SHARD_HOPS);
+                SHARD_HOPS,
+                false);
     }
 
     private Mono<ScriptAnswer> hop(
@@ -60,7 +61,8 @@ class AdmissionScripts {
             RateLimits.CouponLimits charged,
             GateChecks.Presented gate,
             Mono<ScriptAnswer> step,
-            int hops) {
+            int hops,
+            boolean shardMissing) {
         return step.flatMap(ran -> {
             Admission admission = ran.admission();
             if (admission.outcome() == Admission.Outcome.SHARDED) {
@@ -72,12 +74,25 @@ class AdmissionScripts {
                                 charged,
                                 gate,
                                 sharded.admit(couponId, (int) admission.sequence(), memberId, charged, gate),
-                                hops - 1)
+                                hops - 1,
+                                shardMissing)
                         : Mono.error(ApiException.unavailable("The coupon's admission state"));
             }
             if (admission.outcome() == Admission.Outcome.MIRROR_MISSING && ran.onShard()) {
+                if (shardMissing) {
+                    // the event says this count and the shard still has no stock (a deal that failed part way):
+                    // answered as a missing mirror, so the admission mirrors the event again, which deals it
+                    return Mono.just(new ScriptAnswer(admission, ran.epoch(), ran.replicaKey(), false));
+                }
                 return hops > 0
-                        ? hop(couponId, memberId, charged, gate, runScript(couponId, memberId, charged, gate), hops - 1)
+                        ? hop(
+                                couponId,
+                                memberId,
+                                charged,
+                                gate,
+                                runScript(couponId, memberId, charged, gate),
+                                hops - 1,
+                                true)
                         : Mono.error(ApiException.unavailable("The coupon's admission state"));
             }
             return Mono.just(ran);

@@ -274,16 +274,21 @@ class EventRetirer {
         // for the next pass, which saves again)
         gateCounts.save(id);
         keys.addAll(StockShards.state(CouponKeys.tag(id), 0));
+        Object inRedis = redis.opsForHash().get(CouponKeys.meta(id), "shards");
+        int redisShards = inRedis == null ? 1 : Integer.parseInt(inRedis.toString());
         Long removed = redis.execute(RETIRE, keys, Long.toString(markTtl.toMillis()));
-        // an event whose stock is in shards: each other shard's keys, with its own retired mark, one slot at a time
-        int shards = coupon.stockShards();
-        for (int shard = 1; shard < shards; shard++) {
-            String tag = StockShards.tag(id, shards, shard);
-            List<String> shardKeys = new ArrayList<>();
-            shardKeys.add(StockShards.retired(tag));
-            shardKeys.addAll(StockShards.state(tag, shard));
-            Long more = redis.execute(RETIRE, shardKeys, Long.toString(markTtl.toMillis()));
-            removed = (removed == null ? 0 : removed) + (more == null ? 0 : more);
+        // an event whose stock is in shards: each other shard's keys, with its own retired mark, one slot at a time;
+        // for the count admission used (Redis' meta, read before the keys went) and MySQL's, should they differ
+        java.util.Set<Integer> counts = new java.util.TreeSet<>(List.of(coupon.stockShards(), redisShards));
+        for (int shards : counts) {
+            for (int shard = 1; shard < shards; shard++) {
+                String tag = StockShards.tag(id, shards, shard);
+                List<String> shardKeys = new ArrayList<>();
+                shardKeys.add(StockShards.retired(tag));
+                shardKeys.addAll(StockShards.state(tag, shard));
+                Long more = redis.execute(RETIRE, shardKeys, Long.toString(markTtl.toMillis()));
+                removed = (removed == null ? 0 : removed) + (more == null ? 0 : more);
+            }
         }
         coupons.markKeysRemoved(id, clock.instant());
         eventList.changed();

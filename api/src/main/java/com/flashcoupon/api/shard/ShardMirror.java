@@ -1,6 +1,7 @@
 package com.flashcoupon.api.shard;
 
 import com.flashcoupon.db.Coupon;
+import java.time.Clock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -19,8 +20,11 @@ public class ShardMirror {
 
     private final ShardStock stock;
 
-    ShardMirror(ShardStock stock) {
+    private final Clock clock;
+
+    ShardMirror(ShardStock stock, Clock clock) {
         this.stock = stock;
+        this.clock = clock;
     }
 
     /** {@code gate}: the gate's settings as mirror.lua took them (GateSettings.mirrorArg). */
@@ -29,28 +33,34 @@ public class ShardMirror {
             return Mono.empty();
         }
         int shards = coupon.stockShards();
-        return stock.dealtShards(coupon.id())
+        if (shards <= 1 && !clock.instant().isBefore(coupon.openAt())) {
+            return Mono.empty(); // one shard, and opened: the count no longer changes, nothing was dealt to undo
+        }
+        return stock.deal()
+                .dealtShards(coupon.id())
                 // dealt for another count before (changed before the event opened): that stock goes first
                 .flatMap(dealt -> dealt > 0 && dealt != shards
-                        ? stock.reset(coupon.id(), dealt).doOnNext(kept -> {
-                            if (kept > 0) {
-                                log.error(
-                                        "coupon {}: {} of its {} shards hold admissions and keep their stock; it now has {}",
-                                        coupon.id(),
-                                        kept,
-                                        dealt,
-                                        shards);
-                            }
-                        })
+                        ? stock.deal()
+                                .reset(coupon.id(), dealt, coupon.version())
+                                .doOnNext(kept -> {
+                                    if (kept > 0) {
+                                        log.error(
+                                                "coupon {}: {} of its {} shards hold admissions and keep their stock; it now has {}",
+                                                coupon.id(),
+                                                kept,
+                                                dealt,
+                                                shards);
+                                    }
+                                })
                         : Mono.empty())
                 .then(
                         shards > 1
-                                ? stock.init(coupon.id(), shards, coupon.totalQuantity(), settings(coupon, gate))
+                                ? stock.deal().init(coupon.id(), shards, coupon.totalQuantity(), settings(coupon, gate))
                                 : Mono.empty());
     }
 
-    static ShardStock.Settings settings(Coupon coupon, String gate) {
-        return new ShardStock.Settings(
+    static ShardDeal.Settings settings(Coupon coupon, String gate) {
+        return new ShardDeal.Settings(
                 coupon.version(),
                 coupon.openAt().toEpochMilli(),
                 coupon.closeAt() == null ? 0 : coupon.closeAt().toEpochMilli(),

@@ -91,7 +91,8 @@ public final class ShardOrder {
                                         StockShards.cursor(tag),
                                         StockShards.done(tag),
                                         StockShards.stats(tag),
-                                        StockShards.escrow(tag)
+                                        StockShards.escrow(tag),
+                                        StockShards.stock(tag)
                                     },
                                     Integer.toString(perShard),
                                     touch ? "1" : "0")

@@ -106,8 +106,7 @@ public final class ShardPositions {
      * after the shard's others: from this instance's sights of the other shards when each is fresh, exactly otherwise.
      */
     public Mono<Place> admitted(long couponId, int shards, int home, long before, long time) {
-        saw(couponId, shards, home, before + 1, time);
-        Seen event = seen.get(couponId);
+        Seen event = saw(couponId, shards, home, before + 1, time);
         long done = event.done.get();
         if (done < 0) {
             return place(couponId, shards, time);
@@ -129,13 +128,16 @@ public final class ShardPositions {
     /** A drain tick's read of every shard: their counts by their clocks, and the members done on all of them. */
     public void saw(long couponId, ShardOrder.Batch totals) {
         int shards = totals.admittedByShard().length;
+        Seen event = null;
         for (int shard = 0; shard < shards; shard++) {
-            saw(couponId, shards, shard, totals.admittedByShard()[shard], totals.clockByShard()[shard]);
+            event = saw(couponId, shards, shard, totals.admittedByShard()[shard], totals.clockByShard()[shard]);
         }
-        seen.get(couponId).done.set(totals.done());
+        if (event != null) {
+            event.done.set(totals.done());
+        }
     }
 
-    private void saw(long couponId, int shards, int shard, long admitted, long at) {
+    private Seen saw(long couponId, int shards, int shard, long admitted, long at) {
         Seen event = seen.compute(
                 couponId, (id, known) -> known == null || known.shards.length != shards ? new Seen(shards) : known);
         synchronized (event) {
@@ -144,6 +146,7 @@ public final class ShardPositions {
                 event.shards[shard] = new Sight(admitted, at);
             }
         }
+        return event;
     }
 
     /** Forgets what it saw of events no longer drained. */

@@ -5,14 +5,12 @@ import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.ratelimit.RateLimits;
 import com.flashcoupon.api.redis.ScriptConnection;
-import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -104,20 +102,6 @@ public final class ShardStock {
     }
 
     /**
-     * The event's settings each shard keeps for its admissions (shard_init.lua): the MySQL row's version (an older one
-     * is never written over a newer), the window, the rate, the announcement (0 = none) and the gate's settings
-     * (GateSettings.mirrorArg; '' none).
-     */
-    public record Settings(
-            long version, long openAt, long closeAt, boolean closed, int rate, long announceAt, String gate) {
-
-        /** Open since the epoch, never closing, no gate: what tests of the stock alone deal with. */
-        public static Settings open(int rate) {
-            return new Settings(0, 0, 0, false, rate, 0, "");
-        }
-    }
-
-    /**
      * A member whose home is out while stock is in escrow that cannot be moved now (its replica wait fell short):
      * neither admitted nor sold out can be said yet; the api answers 503, and asking again tells.
      */
@@ -128,14 +112,9 @@ public final class ShardStock {
         }
     }
 
-    static final ScriptConnection.Script INIT = ScriptConnection.Script.of(
-            LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
-
-    static final ScriptConnection.Script COUNT = script("shard_count.lua");
-    static final ScriptConnection.Script REFUSED = script("shard_refused.lua");
-    static final ScriptConnection.Script RESET = script("shard_reset.lua");
-
     /** shard_admit.lua with the rate limits and the gate in front, as admit.lua has them. */
+    static final ScriptConnection.Script REFUSED = script("shard_refused.lua");
+
     static final ScriptConnection.Script ADMIT = ScriptConnection.Script.of(
             LuaScripts.text("scripts/gate.lua") + RateLimits.withLimits("scripts/shard_admit.lua"));
 
@@ -144,11 +123,13 @@ public final class ShardStock {
 
     private final Redis redis;
     private final ShardTransfers transfers;
+    private final ShardDeal deal;
     private final Map<Long, String[]> tags = new ConcurrentHashMap<>();
 
     public ShardStock(Redis redis) {
         this.redis = redis;
         this.transfers = new ShardTransfers(redis);
+        this.deal = new ShardDeal(redis, this);
     }
 
     static ScriptConnection.Script script(String name) {
@@ -169,54 +150,9 @@ public final class ShardStock {
         return found;
     }
 
-    /** Deals the stock as below, with the settings of an event open since the epoch at 1,000 a second. */
-    public Mono<Void> init(long couponId, int shards, int total) {
-        return init(couponId, shards, total, Settings.open(1_000));
-    }
-
-    /**
-     * Deals the stock: shard i gets {@code total / K}, one more for the first {@code total mod K}; each share is set
-     * only once, so dealing again never undoes a transfer. The settings are written on every shard each time, unless
-     * a shard holds a newer version.
-     */
-    public Mono<Void> init(long couponId, int shards, int total, Settings settings) {
-        String[] tags = tags(couponId, shards);
-        return Flux.range(0, shards)
-                .concatMap(shard -> redis.eval(
-                        INIT,
-                        new String[] {StockShards.stock(tags[shard])},
-                        Integer.toString(total / shards + (shard < total % shards ? 1 : 0)),
-                        Integer.toString(total),
-                        Long.toString(settings.version()),
-                        Integer.toString(shards),
-                        Long.toString(settings.openAt()),
-                        Long.toString(settings.closeAt()),
-                        settings.closed() ? "1" : "0",
-                        Integer.toString(settings.rate()),
-                        Long.toString(settings.announceAt()),
-                        settings.gate()))
-                .then();
-    }
-
-    /** The shard count the event's stock was last dealt for; 0 when it never was (an event of one shard). */
-    public Mono<Integer> dealtShards(long couponId) {
-        return redis.eval(COUNT, new String[] {StockShards.stock(CouponKeys.tag(couponId))})
-                .map(reply -> (int) number(reply, 0));
-    }
-
-    /**
-     * Removes the stock of every shard of an event dealt for {@code shards}, before it is dealt for another count
-     * (changed before the event opened): an instance still asking with the old count finds no stock and asks the
-     * event again. A shard that holds admissions keeps its stock (a count never changes once members hold places);
-     * how many shards did.
-     */
-    public Mono<Long> reset(long couponId, int shards) {
-        String[] tags = tags(couponId, shards);
-        return Flux.range(0, shards)
-                .concatMap(shard -> redis.eval(
-                        RESET, new String[] {StockShards.stock(tags[shard]), StockShards.queue(tags[shard])}))
-                .filter(reply -> number(reply, 0) == 0)
-                .count();
+    /** Deals the stock and keeps the event's settings on its shards ({@link ShardDeal}). */
+    public ShardDeal deal() {
+        return deal;
     }
 
     /** Admits the member with no limits and no gate (tests of the stock alone). */

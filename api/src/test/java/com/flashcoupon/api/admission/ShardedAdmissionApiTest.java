@@ -134,6 +134,18 @@ class ShardedAdmissionApiTest extends ApiTestBase {
     }
 
     @Test
+    void shouldDealAShardAgainWhenItsStockIsMissing() {
+        long id = createCoupon(event(40, 4, Instant.now().minusSeconds(60)));
+        String member = homedAt(4, 2);
+        // a deal that failed part way: shard 2 has no stock
+        redis.delete(StockShards.stock(StockShards.tag(id, 4, 2)));
+        requestCoupon(id, member).expectStatus().isAccepted();
+        assertThat(placedOn(id, 4, member)).isEqualTo(2);
+        assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 4, 2)), "share"))
+                .isEqualTo("10");
+    }
+
+    @Test
     void shouldAnswerRightWhenTheShardCountChangesBeforeTheEventOpens() {
         long id = createCoupon(event(30, 4, inFiveMinutes()));
         // this instance learns the count of 4 and is told the event is not open yet, on every shard
@@ -141,10 +153,11 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         assertThat(sharded.shards(id)).isEqualTo(4);
 
         patch(id, "{\"stockShards\": 2}").expectStatus().isOk();
-        // the shards of the old count are gone but shard 0 (the event's own tag), now dealt for 2
+        // the shards of the old count hold no stock (only the version that reset them) but shard 0 (the event's own
+        // tag), now dealt for 2
         for (int shard = 1; shard < 4; shard++) {
-            assertThat(redis.hasKey(StockShards.stock(StockShards.tag(id, 4, shard))))
-                    .isFalse();
+            assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 4, shard)), "share"))
+                    .isNull();
         }
         assertThat(redis.opsForHash().get(StockShards.stock(CouponKeys.tag(id)), "shards"))
                 .isEqualTo("2");
@@ -167,8 +180,8 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         assertThat(sharded.shards(id)).isEqualTo(3);
         patch(id, "{\"stockShards\": 1}").expectStatus().isOk();
         for (int shard = 0; shard < 3; shard++) {
-            assertThat(redis.hasKey(StockShards.stock(StockShards.tag(id, 3, shard))))
-                    .isFalse();
+            assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 3, shard)), "share"))
+                    .isNull();
         }
         assertThat(redis.opsForHash().get(CouponKeys.meta(id), "shards")).isEqualTo("1");
         untilAsked(id, 3, 1, 1);

@@ -47,8 +47,8 @@ class ShardAdmissionTest {
         return System.currentTimeMillis();
     }
 
-    private static ShardStock.Settings settings(long version, long openAt, long closeAt, boolean closed) {
-        return new ShardStock.Settings(version, openAt, closeAt, closed, 500, 0, "");
+    private static ShardDeal.Settings settings(long version, long openAt, long closeAt, boolean closed) {
+        return new ShardDeal.Settings(version, openAt, closeAt, closed, 500, 0, "");
     }
 
     private static ShardStock.Result admit(long coupon, String member) {
@@ -71,23 +71,28 @@ class ShardAdmissionTest {
     void shouldAnswerTheWindowOnEveryShardAndPlaceNobodyOutsideIt() {
         long coupon = ShardStockTest.newCoupon();
         long openAt = now() + HOUR;
-        stock.init(coupon, SHARDS, 100, settings(1, openAt, 0, false)).block();
+        stock.deal().init(coupon, SHARDS, 100, settings(1, openAt, 0, false)).block();
         ShardStock.Result early = admit(coupon, member());
         assertThat(early.outcome()).isEqualTo(ShardStock.Outcome.NOT_OPEN_YET);
         assertThat(early.detail()).isEqualTo(openAt);
         assertThat(early.rate()).isEqualTo(500);
 
         // opened, then closed by its closeAt
-        stock.init(coupon, SHARDS, 100, settings(2, now() - HOUR, now() - 1, false))
+        stock.deal()
+                .init(coupon, SHARDS, 100, settings(2, now() - HOUR, now() - 1, false))
                 .block();
         assertThat(admit(coupon, member()).outcome()).isEqualTo(ShardStock.Outcome.CLOSED);
 
         // an operator's close, then an older snapshot: the close stands
         long open = ShardStockTest.newCoupon();
-        stock.init(open, SHARDS, 100, settings(3, now() - HOUR, 0, false)).block();
+        stock.deal()
+                .init(open, SHARDS, 100, settings(3, now() - HOUR, 0, false))
+                .block();
         assertThat(admit(open, member()).outcome()).isEqualTo(ShardStock.Outcome.ADMITTED);
-        stock.init(open, SHARDS, 100, settings(4, now() - HOUR, 0, true)).block();
-        stock.init(open, SHARDS, 100, settings(3, now() - HOUR, 0, false)).block();
+        stock.deal().init(open, SHARDS, 100, settings(4, now() - HOUR, 0, true)).block();
+        stock.deal()
+                .init(open, SHARDS, 100, settings(3, now() - HOUR, 0, false))
+                .block();
         for (int i = 0; i < 20; i++) {
             assertThat(admit(open, member()).outcome()).isEqualTo(ShardStock.Outcome.CLOSED);
         }
@@ -98,7 +103,8 @@ class ShardAdmissionTest {
     @Test
     void shouldAnswerAnEventNotAnnouncedYetAsOneThatDoesNotExist() {
         long coupon = ShardStockTest.newCoupon();
-        stock.init(coupon, SHARDS, 100, new ShardStock.Settings(1, now() - HOUR, 0, false, 500, now() + HOUR, ""))
+        stock.deal()
+                .init(coupon, SHARDS, 100, new ShardDeal.Settings(1, now() - HOUR, 0, false, 500, now() + HOUR, ""))
                 .block();
         assertThat(admit(coupon, member()).outcome()).isEqualTo(ShardStock.Outcome.NOT_ANNOUNCED);
         assertThat(placed(coupon)).isZero();
@@ -108,7 +114,7 @@ class ShardAdmissionTest {
     void shouldChargeTheMembersLimitOnceEvenWhenStockIsMovedToTheirHome() {
         long coupon = ShardStockTest.newCoupon();
         // two shards of one coupon each: the second member of shard 0 is admitted by a transfer from shard 1
-        stock.init(coupon, 2, 2, settings(1, now() - HOUR, 0, false)).block();
+        stock.deal().init(coupon, 2, 2, settings(1, now() - HOUR, 0, false)).block();
         List<String> homedAtZero = IntStream.range(0, 100)
                 .mapToObj(i -> member())
                 .filter(member -> StockShards.home(member, 2) == 0)
@@ -139,7 +145,9 @@ class ShardAdmissionTest {
 
         // one address, many members: each shard allows its share of the burst, then refuses with the address's limit
         long coupon = ShardStockTest.newCoupon();
-        stock.init(coupon, SHARDS, 1_000, settings(1, now() - HOUR, 0, false)).block();
+        stock.deal()
+                .init(coupon, SHARDS, 1_000, settings(1, now() - HOUR, 0, false))
+                .block();
         ShardStock.Request fromOneAddress = new ShardStock.Request(
                 "10.0.0.1", ShardStock.addressShare(List.of("0", "0", "1", "8"), SHARDS), "", "");
         long admitted = 0;
@@ -164,7 +172,8 @@ class ShardAdmissionTest {
         long coupon = ShardStockTest.newCoupon();
         // the gate as mirror.lua takes it: no list, a proof of work of 8 bits, one claim rule (tier: gold or silver)
         String gate = "0\r\r0\rPOW\r8\rtier\tgold\tsilver\n";
-        stock.init(coupon, SHARDS, 100, new ShardStock.Settings(1, now() - HOUR, 0, false, 500, 0, gate))
+        stock.deal()
+                .init(coupon, SHARDS, 100, new ShardDeal.Settings(1, now() - HOUR, 0, false, 500, 0, gate))
                 .block();
         String member = member();
         ShardStock.Result bronze = stock.admit(coupon, SHARDS, member, request("\ntier\tbronze\n", "P8"))
@@ -202,7 +211,7 @@ class ShardAdmissionTest {
     @Test
     void shouldTellAnInstanceThatAsksWithAnotherShardCountWhatTheEventHas() {
         long coupon = ShardStockTest.newCoupon();
-        stock.init(coupon, 6, 100, settings(1, now() - HOUR, 0, false)).block();
+        stock.deal().init(coupon, 6, 100, settings(1, now() - HOUR, 0, false)).block();
         // shard 0's tag is the event's own whatever the count: a member at home there under 3 shards reaches it
         String member = IntStream.range(0, 100)
                 .mapToObj(i -> member())
@@ -224,5 +233,45 @@ class ShardAdmissionTest {
         sync.hset(StockShards.stock(tag), java.util.Map.of("share", "25", "moved", "0", "moves", "0", "total", "100"));
         assertThat(admit(coupon, member).outcome()).isEqualTo(ShardStock.Outcome.MISSING);
         assertThat(placed(coupon)).isZero();
+    }
+
+    @Test
+    void shouldNeverLetAnOlderMirrorUndoANewerCountsDeal() {
+        long coupon = ShardStockTest.newCoupon();
+        // mirror A read version 1 (six shards), mirror B version 2 (three): B deals first, A's deal comes late
+        stock.deal().init(coupon, 3, 90, settings(2, now() - HOUR, 0, false)).block();
+        assertThat(stock.deal().reset(coupon, 3, 1).block()).isZero();
+        stock.deal().init(coupon, 6, 90, settings(1, now() - HOUR, 0, false)).block();
+        String shardZero = StockShards.stock(stock.tags(coupon, 3)[0]);
+        assertThat(sync.hget(shardZero, "shards")).isEqualTo("3");
+        assertThat(sync.hget(shardZero, "share")).isEqualTo("30");
+        for (int shard = 1; shard < 6; shard++) {
+            String tag = stock.tags(coupon, 6)[shard];
+            assertThat(sync.hget(StockShards.stock(tag), "share"))
+                    .as("shard %d of the older count", shard)
+                    .isNull();
+        }
+
+        // the other way round: B (version 2, three shards) resets A's six, then A's late init deals nothing again
+        long other = ShardStockTest.newCoupon();
+        stock.deal().init(other, 6, 90, settings(1, now() - HOUR, 0, false)).block();
+        stock.deal().reset(other, 6, 2).block();
+        stock.deal().init(other, 3, 90, settings(2, now() - HOUR, 0, false)).block();
+        stock.deal().init(other, 6, 90, settings(1, now() - HOUR, 0, false)).block();
+        for (int shard = 1; shard < 6; shard++) {
+            String tag = stock.tags(other, 6)[shard];
+            if (java.util.Arrays.asList(stock.tags(other, 3)).contains(tag)) {
+                continue;
+            }
+            assertThat(sync.hget(StockShards.stock(tag), "share")).isNull();
+        }
+        assertThat(sync.hget(StockShards.stock(stock.tags(other, 3)[0]), "shards"))
+                .isEqualTo("3");
+        // every member is admitted on a shard of three, none past the 90
+        long admitted = IntStream.range(0, 120)
+                .mapToObj(i -> stock.admit(other, 3, member()).block())
+                .filter(result -> result.outcome() == ShardStock.Outcome.ADMITTED)
+                .count();
+        assertThat(admitted).isEqualTo(90);
     }
 }

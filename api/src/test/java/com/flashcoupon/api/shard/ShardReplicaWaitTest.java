@@ -43,7 +43,7 @@ class ShardReplicaWaitTest {
                 long coupon = 77;
                 int shards = 2;
                 int total = 4; // 2 and 2
-                stock.init(coupon, shards, total).block();
+                stock.deal().init(coupon, shards, total).block();
                 List<String> homeZero = IntStream.range(0, 200)
                         .mapToObj(i -> "r-" + i)
                         .filter(member -> StockShards.home(member, shards) == 0)

@@ -57,7 +57,7 @@ class ShardStockModelPropertyTest {
         var stock = new ShardStock(redis);
         var transfers = new ShardTransfers(redis);
         String[] tags = stock.tags(coupon, shards);
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
 
         Map<String, Long> admitted = new HashMap<>();
         for (int step = 0; step < total * 4; step++) {

@@ -55,7 +55,7 @@ class ShardStockTest {
         long coupon = newCoupon();
         int shards = 6;
         int total = 1_000;
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
 
         List<String> crowd = IntStream.range(0, total + total / 10)
                 .mapToObj(i -> "m-" + i + "-" + UUID.randomUUID())
@@ -116,7 +116,7 @@ class ShardStockTest {
         long coupon = newCoupon();
         int shards = 4;
         int total = 10; // shares 3, 3, 2, 2
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
         List<String> sameHome = IntStream.range(0, 1_000)
                 .mapToObj(i -> "h-" + i)
                 .filter(member -> StockShards.home(member, shards) == 2)
@@ -150,7 +150,7 @@ class ShardStockTest {
         long coupon = newCoupon();
         int shards = 3;
         int total = 30;
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
         long given = stock.giveOnly(coupon, shards, 0, 1, 4).block();
         assertThat(given).isEqualTo(4);
 
@@ -178,7 +178,7 @@ class ShardStockTest {
         long coupon = newCoupon();
         int shards = 3;
         int total = 30;
-        stock.init(coupon, shards, total).block();
+        stock.deal().init(coupon, shards, total).block();
         String[] tags = stock.tags(coupon, shards);
         var transfers = new ShardTransfers(new LettuceShardRedis(connection.async()));
         String id = UUID.randomUUID().toString();
@@ -200,13 +200,13 @@ class ShardStockTest {
     @Test
     void shouldDealTheStockOnceWhateverTheTransfersSince() {
         long coupon = newCoupon();
-        stock.init(coupon, 3, 10).block(); // 4, 3, 3
+        stock.deal().init(coupon, 3, 10).block(); // 4, 3, 3
         var transfers = new ShardTransfers(new LettuceShardRedis(connection.async()));
         String[] tags = stock.tags(coupon, 3);
         String id = UUID.randomUUID().toString();
         long given = transfers.give(tags, 0, 1, id, 2).block();
         transfers.complete(tags, 0, 1, id, given, 0).block();
-        stock.init(coupon, 3, 10).block();
+        stock.deal().init(coupon, 3, 10).block();
         List<ShardTransfers.Look> looks = stock.look(coupon, 3).block();
         assertThat(looks.stream().map(ShardTransfers.Look::free).toList()).containsExactly(2L, 5L, 3L);
     }
@@ -236,7 +236,7 @@ class ShardStockTest {
             }
         };
         var waiting = new ShardStock(redis);
-        waiting.init(coupon, shards, total).block();
+        waiting.deal().init(coupon, shards, total).block();
         List<String> homeZero = IntStream.range(0, 200)
                 .mapToObj(i -> "w-" + i)
                 .filter(member -> StockShards.home(member, shards) == 0)
@@ -282,7 +282,7 @@ class ShardStockTest {
                 clients.add(one);
                 instances.add(new ShardStock(new LettuceShardRedis(one.connect().async())));
             }
-            instances.get(0).init(coupon, shards, total).block();
+            instances.get(0).deal().init(coupon, shards, total).block();
             var dying = new java.util.concurrent.atomic.AtomicBoolean(true);
             var killer = Flux.range(0, 10_000)
                     .concatMap(i -> stock.giveOnly(coupon, shards, i % shards, (i + 1) % shards, 2))

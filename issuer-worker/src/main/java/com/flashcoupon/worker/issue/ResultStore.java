@@ -36,14 +36,23 @@ class ResultStore {
     private final LongToIntFunction shardsOf;
 
     /**
-     * Each event's stock shards, as MySQL has them: read once per event and kept, since the count never changes once
-     * the event opened, and a record exists only for a member admitted after that.
+     * Each event's stock shards: read once per event and kept, since the count never changes once the event opened,
+     * and a record exists only for a member admitted after that.
      */
     private final Map<Long, Integer> shards = new ConcurrentHashMap<>();
 
+    /**
+     * The count admission used: the event's meta in Redis says it (the api reads the same), MySQL when Redis lost the
+     * meta (an operator's change committed in MySQL whose mirror failed never reaches admission).
+     */
     @Autowired
     ResultStore(StringRedisTemplate redis, CouponRepository coupons) {
-        this(redis, id -> coupons.findById(id).map(Coupon::stockShards).orElse(1));
+        this(redis, id -> {
+            Object inRedis = redis.opsForHash().get(CouponKeys.meta(id), "shards");
+            return inRedis != null
+                    ? Integer.parseInt(inRedis.toString())
+                    : coupons.findById(id).map(Coupon::stockShards).orElse(1);
+        });
     }
 
     /** With {@code shardsOf}: an event's stock shards (1 for an event MySQL does not know). */
