@@ -19,7 +19,7 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * One run of a crowd over K shards with a drainer publishing at the same time (as {@link ShardOrder} is meant to be
- * used), and what it measured, on the cluster (the api has the same for a single Redis: its ShardDrainRun).
+ * used), and what it measured: on one Redis (ShardOrderTest) and on a cluster (ShardStockClusterTest).
  */
 final class ShardDrainRun {
 
