@@ -2,6 +2,7 @@ package com.flashcoupon.api.admission;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
 import java.time.Clock;
 import java.util.Collections;
 import java.util.HashSet;
@@ -96,6 +97,11 @@ class AdmissionGate {
      * can grow again, after a Redis restored from MySQL with stock left: what this instance holds of it is dropped.
      */
     void learn(long couponId, Admission admission) {
+        learn(couponId, admission, 1);
+    }
+
+    /** As above, for an event of {@code shards} stock shards: a sold-out one holds every shard's queue. */
+    void learn(long couponId, Admission admission, int shards) {
         Admission.Outcome outcome = admission.outcome();
         switch (outcome) {
             case ADMITTED, MIRROR_MISSING -> {
@@ -108,7 +114,7 @@ class AdmissionGate {
             case NOT_OPEN_YET, CLOSED, SOLD_OUT -> {
                 known.put(couponId, new Known(outcome, admission.sequence(), clock.millis() + VALID_MILLIS));
                 if (outcome == Admission.Outcome.SOLD_OUT && soldOutQueues.get(couponId) == null) {
-                    loadQueue(couponId);
+                    loadQueue(couponId, shards);
                 }
             }
             case ALREADY_ASKED, RATE_LIMITED, DRAW_ENTERED, DRAW_ASKED_BEFORE, NOT_ANNOUNCED, GATE_REFUSED -> {}
@@ -117,13 +123,18 @@ class AdmissionGate {
 
     /**
      * Loads the members a sold-out coupon still answers 200: its queue, and the members of its draw (a
-     * RANDOMIZED_START event's, told their outcome when they ask again).
+     * RANDOMIZED_START event's, told their outcome when they ask again); for an event of more than one stock shard,
+     * every shard's queue (sold out is said only once every shard is out, so none of them grows any more).
      */
-    private void loadQueue(long couponId) {
+    private void loadQueue(long couponId, int shards) {
         if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
             return;
         }
-        List<String> keys = List.of(CouponKeys.queue(couponId), CouponKeys.draw(couponId));
+        List<String> keys = shards <= 1
+                ? List.of(CouponKeys.queue(couponId), CouponKeys.draw(couponId))
+                : java.util.stream.IntStream.range(0, shards)
+                        .mapToObj(shard -> StockShards.queue(StockShards.tag(couponId, shards, shard)))
+                        .toList();
         Flux.fromIterable(keys)
                 .concatMap(key -> redis.opsForZSet().size(key))
                 .collectList()

@@ -117,8 +117,8 @@ class AdmissionScripts {
                 });
     }
 
-    /** Whether this instance knows the event's stock to be in more than one shard. */
-    boolean sharded(long couponId) {
-        return sharded.shards(couponId) > 1;
+    /** The event's stock shards as this instance knows them (1 when it knows of none). */
+    int shards(long couponId) {
+        return sharded.shards(couponId);
     }
 }

@@ -187,10 +187,7 @@ class AdmissionService {
 
     private Mono<Answer> decided(long couponId, String memberId, ScriptAnswer ran) {
         Admission admission = ran.admission();
-        // a sold-out event of more than one shard is not answered locally: its places are in every shard's queue
-        if (admission.outcome() != Admission.Outcome.SOLD_OUT || !scripts.sharded(couponId)) {
-            gate.learn(couponId, admission);
-        }
+        gate.learn(couponId, admission, scripts.shards(couponId));
         // counted, and the estimate kept for scoring, once the answer stands: after the replica wait, which may turn a
         // 202 into a 503 (F18)
         Mono<Answer> answer = Mono.defer(() -> {

@@ -133,6 +133,38 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         assertThat(placed(id, shards)).isEqualTo(total);
     }
 
+    @Autowired
+    io.micrometer.core.instrument.MeterRegistry meters;
+
+    @Test
+    void shouldRefuseOthersLocallyOnceSoldOutAndStillAnswerEveryShardsMembers() {
+        int shards = 3;
+        long id = createCoupon(event(6, shards, Instant.now().minusSeconds(60)));
+        List<String> admitted = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            String member = member();
+            if (requestCoupon(id, member).returnResult(Void.class).getStatus().value() == 202) {
+                admitted.add(member);
+            }
+        }
+        assertThat(admitted).hasSize(6);
+        // once this instance holds every shard's queue, a newcomer is refused without Redis, every member answered
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(100))
+                .untilAsserted(() -> {
+                    double before =
+                            meters.counter("coupon.admissions.local.refusals").count();
+                    requestCoupon(id, member()).expectStatus().isEqualTo(409);
+                    assertThat(meters.counter("coupon.admissions.local.refusals")
+                                    .count())
+                            .isGreaterThan(before);
+                });
+        for (String member : admitted) {
+            requestCoupon(id, member).expectStatus().isOk();
+        }
+        assertThat(placed(id, shards)).isEqualTo(6);
+    }
+
     @Test
     void shouldDealAShardAgainWhenItsStockIsMissing() {
         long id = createCoupon(event(40, 4, Instant.now().minusSeconds(60)));
