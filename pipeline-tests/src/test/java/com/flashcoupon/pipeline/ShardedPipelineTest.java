@@ -127,6 +127,21 @@ class ShardedPipelineTest {
             assertThat(done).isEqualTo(total);
         });
 
+        // results a failover lost on one shard (written on a primary that died before its replica had them) are put
+        // back from MySQL by the retire pass, on their home shard
+        String lostTag = StockShards.tag(couponId, SHARDS, 2);
+        long lostCount = stack.redis.opsForHash().size(StockShards.result(lostTag));
+        assertThat(lostCount).isPositive();
+        stack.redis.delete(List.of(StockShards.result(lostTag), StockShards.done(lostTag)));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    assertThat(stack.redis.opsForHash().size(StockShards.result(lostTag)))
+                            .isEqualTo(lostCount);
+                    assertThat(stack.redis.opsForValue().get(StockShards.done(lostTag)))
+                            .isEqualTo(Long.toString(lostCount));
+                });
+
         // the operator's view adds up every shard
         Map<?, ?> view = stack.http()
                 .get()

@@ -13,6 +13,7 @@ import java.time.Instant;
  * @param held places of a RANDOMIZED_START event's closed window that its draw has not written into the queue yet
  *     (admitted: they count in the stock cap)
  * @param draw the event's draw as Redis sees it ({@link Draw#NONE} for a FIFO event)
+ * @param shards the event's stock shards (queued, cursor, done and rejectedSoldOut are then every shard's together)
  */
 public record CouponState(
         long id,
@@ -30,7 +31,8 @@ public record CouponState(
         long now,
         long held,
         Draw draw,
-        long announceAt) {
+        long announceAt,
+        int shards) {
 
     /**
      * A RANDOMIZED_START event's draw: its state (0 nothing to wait for: made, or a FIFO event; 1 the window is open; 2
@@ -73,7 +75,8 @@ public record CouponState(
                 now,
                 0,
                 Draw.NONE,
-                coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli());
+                coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli(),
+                coupon.stockShards());
     }
 
     /** Whether members may see the event at the time this state was read (its announceAt passed, or it has none). */

@@ -109,6 +109,7 @@ public class CouponStates {
                 number(reply, 12),
                 number(reply, 13),
                 new CouponState.Draw((int) number(reply, 15), number(reply, 16), number(reply, 17)),
-                number(reply, 18));
+                number(reply, 18),
+                shards == null ? 1 : shards.admittedByShard().length);
     }
 }

@@ -3,6 +3,7 @@ package com.flashcoupon.api.coupon;
 import com.flashcoupon.api.blocking.BlockingIo;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
 import com.flashcoupon.db.CouponRepository;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,6 +18,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -157,35 +159,63 @@ public class MemberRestore {
      * @return how many results were missing
      */
     public Mono<Long> repairResults(long couponId) {
-        return repairPages(couponId, Source.WALLETS, "", 0)
-                .flatMap(wallets -> repairPages(couponId, Source.FAILURES, "", wallets));
+        return repairResults(couponId, 1);
     }
 
-    private Mono<Long> repairPages(long couponId, Source source, String after, long sum) {
+    /**
+     * As above, for an event of {@code shards} stock shards: each member's result goes back on their home shard, whose
+     * done is then set to the members with a result there (docs/architecture.md, "Stock shards").
+     */
+    public Mono<Long> repairResults(long couponId, int shards) {
+        return repairPages(couponId, shards, Source.WALLETS, "", 0)
+                .flatMap(wallets -> repairPages(couponId, shards, Source.FAILURES, "", wallets));
+    }
+
+    private Mono<Long> repairPages(long couponId, int shards, Source source, String after, long sum) {
         return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
             if (rows.isEmpty()) {
                 return Mono.just(sum);
             }
-            List<String> args = new ArrayList<>(rows.size() * 3);
+            java.util.Map<Integer, List<String>> byShard = new java.util.TreeMap<>();
             for (Known row : rows) {
+                List<String> args = byShard.computeIfAbsent(
+                        shards <= 1 ? 0 : StockShards.home(row.member(), shards), shard -> new ArrayList<>());
                 args.add(row.member());
                 args.add(row.result());
                 args.add(Long.toString(row.sequence()));
             }
-            return redis.execute(
-                            REPAIR,
-                            List.of(
-                                    CouponKeys.result(couponId),
-                                    CouponKeys.done(couponId),
-                                    CouponKeys.retired(couponId),
-                                    CouponKeys.meta(couponId),
-                                    CouponKeys.queue(couponId)),
-                            args)
-                    .next()
+            return Flux.fromIterable(byShard.entrySet())
+                    .concatMap(shard -> redis.execute(
+                                    REPAIR, repairKeys(couponId, shards, shard.getKey()), shard.getValue())
+                            .next())
+                    .reduce(0L, Long::sum)
                     .flatMap(added -> rows.size() < PAGE_SIZE
                             ? Mono.just(sum + added)
-                            : repairPages(couponId, source, rows.getLast().member(), sum + added));
+                            : repairPages(
+                                    couponId, shards, source, rows.getLast().member(), sum + added));
         });
+    }
+
+    /**
+     * repair_results.lua's keys: the event's own, or a shard's (its stock hash stands for the meta: it has no base, as
+     * a sharded event has none yet).
+     */
+    private static List<String> repairKeys(long couponId, int shards, int shard) {
+        if (shards <= 1) {
+            return List.of(
+                    CouponKeys.result(couponId),
+                    CouponKeys.done(couponId),
+                    CouponKeys.retired(couponId),
+                    CouponKeys.meta(couponId),
+                    CouponKeys.queue(couponId));
+        }
+        String tag = StockShards.tag(couponId, shards, shard);
+        return List.of(
+                StockShards.result(tag),
+                StockShards.done(tag),
+                StockShards.retired(tag),
+                StockShards.stock(tag),
+                StockShards.queue(tag));
     }
 
     /** A member MySQL knows: the first sequence and the result value as the worker writes it ('' for none yet). */

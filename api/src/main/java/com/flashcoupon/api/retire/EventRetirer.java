@@ -233,9 +233,6 @@ class EventRetirer {
      */
     private void repairIfResultsLost(Coupon coupon, CouponState state) {
         long id = coupon.id();
-        if (coupon.stockShards() > 1) {
-            return; // results are on each member's home shard: their repair is not built for shards yet
-        }
         long decided = (long) coupon.issuedCount() + coupon.failedCount();
         if (state.done() >= decided) {
             behind.remove(id);
@@ -245,7 +242,7 @@ class EventRetirer {
         if (earlier == null || state.done() >= earlier) {
             return; // behind now, but not behind what MySQL had a pass ago: results on their way
         }
-        Long repaired = restore.repairResults(id).block(REDIS_WAIT);
+        Long repaired = restore.repairResults(id, state.shards()).block(REDIS_WAIT);
         behind.remove(id);
         if (repaired != null && repaired > 0) {
             repairedResults.increment(repaired);
