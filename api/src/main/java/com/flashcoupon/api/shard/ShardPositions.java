@@ -29,6 +29,8 @@ public final class ShardPositions {
 
     static final ScriptConnection.Script STATUS = ShardStock.script("shard_status.lua");
 
+    static final ScriptConnection.Script LOOKUP = ShardStock.script("shard_lookup.lua");
+
     /** How far apart (µs, by the primaries' clocks) a sight of a shard and an admission may be for the sight to count. */
     static final long FRESH_MICROS = 200_000;
 
@@ -147,6 +149,44 @@ public final class ShardPositions {
             }
         }
         return event;
+    }
+
+    /** The event's shard count as this instance's drain ticks saw it; 1 when it saw none (one shard, or not yet). */
+    public int shards(long couponId) {
+        Seen event = seen.get(couponId);
+        return event == null ? 1 : event.shards.length;
+    }
+
+    /** The members done on every shard as the last drain tick read them; -1 when none did yet. */
+    public long done(long couponId) {
+        Seen event = seen.get(couponId);
+        return event == null ? -1 : event.done.get();
+    }
+
+    /** The results of these members, each read on their home shard (one call per shard with any of them). */
+    public Mono<Map<String, String>> results(long couponId, int shards, java.util.List<String> members) {
+        String[] tags = stock.tags(couponId, shards);
+        Map<Integer, java.util.List<String>> byHome = new java.util.TreeMap<>();
+        members.forEach(
+                member -> byHome.computeIfAbsent(StockShards.home(member, shards), home -> new java.util.ArrayList<>())
+                        .add(member));
+        return Flux.fromIterable(byHome.entrySet())
+                .concatMap(home -> redis.eval(
+                                LOOKUP,
+                                new String[] {StockShards.result(tags[home.getKey()])},
+                                home.getValue().toArray(String[]::new))
+                        .map(reply -> {
+                            Map<String, String> found = new java.util.HashMap<>();
+                            for (int i = 0; i < home.getValue().size(); i++) {
+                                found.put(home.getValue().get(i), text(reply, i));
+                            }
+                            return found;
+                        }))
+                .reduce(new java.util.HashMap<String, String>(), (all, found) -> {
+                    all.putAll(found);
+                    return all;
+                })
+                .map(all -> (Map<String, String>) all);
     }
 
     /** Forgets what it saw of events no longer drained. */
