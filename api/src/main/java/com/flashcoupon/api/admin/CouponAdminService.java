@@ -195,6 +195,12 @@ class CouponAdminService {
                         return Mono.error(alreadyOpen(coupon));
                     }
                     return blocking.run(() -> {
+                        if (request.stockShards() != null
+                                && request.stockShards() > 1
+                                && (coupon.queueing() != Coupon.Queueing.FIFO || gates.hasList(id))) {
+                            throw ApiException.invalid("Coupon " + id + " has a fair start or an eligibility list:"
+                                    + " more than one stock shard is not served yet with either.");
+                        }
                         // the shards first, refused by the database's clock once the event opened: then nothing changes
                         if (request.stockShards() != null && !coupons.updateStockShards(id, request.stockShards())) {
                             throw coupons.findById(id).map(Coupon::retired).orElse(true)

@@ -70,6 +70,12 @@ public class GateAdmin {
     /** {@code PUT /admin/v1/coupons/{id}/eligibility}: new settings (the list stays). */
     Mono<EligibilityView> change(long couponId, GateRequest request) {
         return changeable(couponId)
+                .flatMap(coupon -> coupon.stockShards() > 1
+                                && request.eligibility() != null
+                                && Boolean.TRUE.equals(request.eligibility().list())
+                        ? Mono.error(ApiException.invalid("Coupon " + couponId + " has " + coupon.stockShards()
+                                + " stock shards: an eligibility list is not served yet with more than one."))
+                        : Mono.just(coupon))
                 .flatMap(coupon -> blocking.run(() -> gates.save(
                         couponId,
                         request.settings(
@@ -77,6 +83,11 @@ public class GateAdmin {
                 .then(remirror(couponId))
                 .doOnSuccess(done -> log.info("coupon {}: gate set to {}", couponId, request))
                 .then(view(couponId));
+    }
+
+    /** Whether the event's gate asks for an eligibility list (a blocking read of MySQL: call it off the event loop). */
+    public boolean hasList(long couponId) {
+        return gates.find(couponId).map(stored -> stored.settings().list()).orElse(false);
     }
 
     /** {@code PUT /admin/v1/coupons/{id}/eligible-members}: the list's size once Redis holds it. */
