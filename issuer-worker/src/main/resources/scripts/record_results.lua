@@ -17,16 +17,13 @@
 -- MySQL's published figure lagged) is left out of the queue: its status still answers from the result. A member
 -- admitted again after the restore (in the queue with a later sequence) leaves base when its first result comes, so
 -- the event's admissions count it once and it can settle.
--- Returns how many members were new.
+-- write_latency.lua is put in front. Returns how many members were new.
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return 0
 end
 local mirrored = redis.call('EXISTS', KEYS[4]) == 1
 if mirrored and ARGV[1] ~= '' then
-  local written = tonumber(ARGV[1])
-  local last = tonumber(redis.call('HGET', KEYS[7], 'writeMs') or ARGV[1])
-  -- a weighted average: one slow transaction is not a slow database, three in a row are
-  redis.call('HSET', KEYS[7], 'writeMs', math.floor(0.6 * last + 0.4 * written + 0.5), 'writeAt', ARGV[2])
+  record_write_latency(KEYS[7], ARGV[1], ARGV[2])
 end
 local added = 0
 for i = 3, #ARGV, 3 do

@@ -6,14 +6,12 @@
 --       value1, member2, value2, ...
 -- A member already in the hash keeps its first value and is not counted again, so replays never double-count. Putting
 -- back members a Redis loss took from a shard's queue is the restore's (not done here yet for shards).
--- Returns how many members were new.
+-- write_latency.lua is put in front. Returns how many members were new.
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return 0
 end
 if ARGV[1] ~= '' and redis.call('EXISTS', KEYS[4]) == 1 then
-  local written = tonumber(ARGV[1])
-  local last = tonumber(redis.call('HGET', KEYS[5], 'writeMs') or ARGV[1])
-  redis.call('HSET', KEYS[5], 'writeMs', math.floor(0.6 * last + 0.4 * written + 0.5), 'writeAt', ARGV[2])
+  record_write_latency(KEYS[5], ARGV[1], ARGV[2])
 end
 local added = 0
 for i = 3, #ARGV, 2 do

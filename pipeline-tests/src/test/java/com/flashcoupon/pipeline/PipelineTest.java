@@ -86,23 +86,7 @@ class PipelineTest {
         Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
         assertThat(stack.walletCount(couponId)).isEqualTo(1_000);
 
-        String someone = accepted.iterator().next();
-        long walletId = stack.jdbc
-                .sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
-                .params(couponId, someone)
-                .query(Long.class)
-                .single();
-        http.get()
-                .uri("/api/v1/coupons/{id}/issue-requests/me", couponId)
-                .header("Authorization", "Bearer " + Stack.token(someone, List.of()))
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody()
-                .jsonPath("$.status")
-                .isEqualTo("ISSUED")
-                .jsonPath("$.walletCouponId")
-                .isEqualTo(walletId);
+        stack.assertIssued(couponId, accepted.iterator().next());
     }
 
     @Test

@@ -62,6 +62,13 @@ final class PrivateRedisCluster implements AutoCloseable {
         }
     }
 
+    /** A Lettuce client of the cluster, seeded with every node (the caller shuts it down). */
+    io.lettuce.core.cluster.RedisClusterClient client() {
+        return io.lettuce.core.cluster.RedisClusterClient.create(java.util.Arrays.stream(nodes().split(","))
+                .map(node -> io.lettuce.core.RedisURI.create("redis://" + node))
+                .toList());
+    }
+
     /** The nodes as the apps take them: {@code host:port,...} ({@code coupon.redis.cluster-nodes}). */
     String nodes() {
         return nodes.keySet().stream().map(port -> "127.0.0.1:" + port).collect(Collectors.joining(","));

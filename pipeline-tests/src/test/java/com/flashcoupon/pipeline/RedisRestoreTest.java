@@ -67,15 +67,7 @@ class RedisRestoreTest {
     }
 
     private static Map<?, ?> adminView(long couponId) {
-        return http.get()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        return stack.adminView(couponId);
     }
 
     private static long column(String column, long couponId) {

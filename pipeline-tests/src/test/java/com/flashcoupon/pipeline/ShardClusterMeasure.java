@@ -4,21 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,9 +40,7 @@ class ShardClusterMeasure {
     @BeforeAll
     static void start() throws Exception {
         cluster = new PrivateRedisCluster();
-        client = RedisClusterClient.create(Arrays.stream(cluster.nodes().split(","))
-                .map(node -> RedisURI.create("redis://" + node))
-                .toList());
+        client = cluster.client();
         connection = client.connect();
         Map<String, Object> api = new HashMap<>();
         api.put("coupon.redis.cluster-nodes", cluster.nodes());
@@ -73,57 +65,8 @@ class ShardClusterMeasure {
         }
     }
 
-    /** One primary's script calls (EVAL and EVALSHA) and the Redis CPU they took (µs). */
-    record Scripts(long calls, long usec) {}
-
-    private static Map<String, Scripts> scripts(boolean reset) {
-        connection.getPartitions().updateCache();
-        Map<String, Scripts> all = new TreeMap<>();
-        for (RedisClusterNode primary : connection.getPartitions()) {
-            if (!primary.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
-                continue;
-            }
-            var node = connection
-                    .getConnection(primary.getUri().getHost(), primary.getUri().getPort())
-                    .sync();
-            long calls = 0;
-            long usec = 0;
-            for (String line : node.info("commandstats").lines().toList()) {
-                if (line.startsWith("cmdstat_eval:") || line.startsWith("cmdstat_evalsha:")) {
-                    calls += Long.parseLong(line.replaceAll("^cmdstat_\\w+:calls=(\\d+),.*", "$1")
-                            .strip());
-                    usec += Long.parseLong(
-                            line.replaceAll("^.*[:,]usec=(\\d+),.*", "$1").strip());
-                }
-            }
-            all.put(primary.getUri().getPort() + "", new Scripts(calls, usec));
-            if (reset) {
-                node.configResetstat();
-            }
-        }
-        return all;
-    }
-
     private static long create(int shards) {
-        Map<?, ?> created = Stack.createCoupon(
-                stack.http(),
-                Map.of(
-                        "name",
-                        "Measured " + shards,
-                        "totalQuantity",
-                        TOTAL,
-                        "openAt",
-                        Instant.now()
-                                .minusSeconds(5)
-                                .truncatedTo(ChronoUnit.SECONDS)
-                                .toString(),
-                        "issueRatePerSecond",
-                        5_000,
-                        "validDays",
-                        7,
-                        "stockShards",
-                        shards));
-        return ((Number) created.get("id")).longValue();
+        return Stack.createCoupon(stack.http(), "Measured", TOTAL, 5_000, shards);
     }
 
     /**
@@ -155,9 +98,7 @@ class ShardClusterMeasure {
 
     @Test
     void measure() throws Exception {
-        StringBuilder table = new StringBuilder(
-                "| run | stock shards | primary | script calls | share | Redis CPU in scripts (ms) | µs per call |\n"
-                        + "| --- | --- | --- | --- | --- | --- | --- |\n");
+        StringBuilder table = new StringBuilder(PrimaryScripts.header());
         StringBuilder summary = new StringBuilder();
         int run = 0;
         for (int shards : new int[] {6, 1, 1, 6}) {
@@ -166,11 +107,11 @@ class ShardClusterMeasure {
             List<String> members = Crowd.members("measure-" + run, TOTAL + TOTAL / 10);
             var positions = stack.api.getBean(com.flashcoupon.api.shard.ShardPositions.class);
             long exactBefore = positions.exactReads();
-            scripts(true);
+            PrimaryScripts.read(connection, true);
             long started = System.nanoTime();
             List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, members, 0, CONCURRENCY);
             double seconds = (System.nanoTime() - started) / 1e9;
-            Map<String, Scripts> used = scripts(false);
+            Map<String, PrimaryScripts.Scripts> used = PrimaryScripts.read(connection, false);
             long exact = positions.exactReads() - exactBefore;
 
             Map<Integer, Long> byStatus = Crowd.countByStatus(answers);
@@ -194,26 +135,20 @@ class ShardClusterMeasure {
                 inversion = worstInversion(couponId, shards);
             }
 
-            long all = used.values().stream().mapToLong(Scripts::calls).sum();
-            Scripts hottest = used.values().stream()
+            long all = used.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::calls)
+                    .sum();
+            PrimaryScripts.Scripts hottest = used.values().stream()
                     .max((a, b) -> Long.compare(a.usec(), b.usec()))
                     .orElseThrow();
-            long hottestCalls =
-                    used.values().stream().mapToLong(Scripts::calls).max().orElseThrow();
-            long cpu = used.values().stream().mapToLong(Scripts::usec).sum();
-            for (var primary : used.entrySet()) {
-                Scripts one = primary.getValue();
-                table.append(String.format(
-                        Locale.ROOT,
-                        "| %d | %d | %s | %,d | %.1f%% | %.1f | %.1f |%n",
-                        run,
-                        shards,
-                        primary.getKey(),
-                        one.calls(),
-                        100.0 * one.calls() / all,
-                        one.usec() / 1_000.0,
-                        one.calls() == 0 ? 0 : (double) one.usec() / one.calls()));
-            }
+            long hottestCalls = used.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::calls)
+                    .max()
+                    .orElseThrow();
+            long cpu = used.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::usec)
+                    .sum();
+            table.append(PrimaryScripts.rows(run, shards, used));
             summary.append(String.format(
                     Locale.ROOT,
                     "- run %d, K=%d: %,d asks in %.1f s (%.0f/s); %.2f script calls per ask; the hottest primary by"

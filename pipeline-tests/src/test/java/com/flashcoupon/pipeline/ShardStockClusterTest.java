@@ -6,12 +6,9 @@ import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.api.shard.ShardTransfers;
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,9 +37,7 @@ class ShardStockClusterTest {
     @BeforeAll
     static void start() throws Exception {
         cluster = new PrivateRedisCluster();
-        client = RedisClusterClient.create(Arrays.stream(cluster.nodes().split(","))
-                .map(node -> RedisURI.create("redis://" + node))
-                .toList());
+        client = cluster.client();
         connection = client.connect();
         stock = new ShardStock(new ShardStock.Redis() {
             @Override
@@ -64,45 +59,9 @@ class ShardStockClusterTest {
         }
     }
 
-    private static List<RedisClusterNode> primaries() {
-        connection.getPartitions().updateCache();
-        return connection.getPartitions().stream()
-                .filter(node -> node.is(RedisClusterNode.NodeFlag.UPSTREAM))
-                .toList();
-    }
-
-    /** One primary's EVAL calls and the CPU they took (µs), from its INFO commandstats. */
-    record Evals(long calls, long usec) {}
-
-    /** Each primary's EVALs since the last reset, by address. */
-    private static Map<String, Evals> evals(boolean reset) {
-        Map<String, Evals> evals = new java.util.TreeMap<>();
-        for (RedisClusterNode primary : primaries()) {
-            var node = connection
-                    .getConnection(primary.getUri().getHost(), primary.getUri().getPort())
-                    .sync();
-            String line = node.info("commandstats")
-                    .lines()
-                    .filter(stat -> stat.startsWith("cmdstat_eval:"))
-                    .findFirst()
-                    .orElse("cmdstat_eval:calls=0,usec=0,");
-            evals.put(
-                    primary.getUri().getHost() + ":" + primary.getUri().getPort(),
-                    new Evals(
-                            Long.parseLong(line.replaceAll("^cmdstat_eval:calls=(\\d+),.*", "$1")
-                                    .strip()),
-                            Long.parseLong(line.replaceAll("^.*[:,]usec=(\\d+),.*", "$1")
-                                    .strip())));
-            if (reset) {
-                node.configResetstat();
-            }
-        }
-        return evals;
-    }
-
-    private static Map<String, Evals> crowd(long coupon, int shards, int total) {
+    private static Map<String, PrimaryScripts.Scripts> crowd(long coupon, int shards, int total) {
         stock.deal().init(coupon, shards, total).block();
-        evals(true);
+        PrimaryScripts.read(connection, true);
         List<String> crowd = IntStream.range(0, total + total / 10)
                 .mapToObj(i -> "m-" + i + "-" + UUID.randomUUID())
                 .toList();
@@ -110,7 +69,7 @@ class ShardStockClusterTest {
                 .flatMap(member -> stock.admit(coupon, shards, member), 64)
                 .collect(Collectors.groupingBy(ShardStock.Result::outcome, Collectors.counting()))
                 .block();
-        Map<String, Evals> calls = evals(false);
+        Map<String, PrimaryScripts.Scripts> calls = PrimaryScripts.read(connection, false);
         assertThat(answers).containsEntry(ShardStock.Outcome.ADMITTED, (long) total);
         assertThat(answers).containsEntry(ShardStock.Outcome.SOLD_OUT, (long) total / 10);
         List<ShardTransfers.Look> looks = stock.look(coupon, shards).block();
@@ -134,31 +93,24 @@ class ShardStockClusterTest {
         assertThat(perPrimary.values()).containsExactlyInAnyOrder(2, 2, 2);
 
         // K = 6, 1, 1, 6: each order once, so that a warmer cluster or client favours neither
-        StringBuilder table = new StringBuilder(
-                "| run | stock shards | primary | EVAL calls | share | Redis CPU in EVAL (ms) | µs per call |\n"
-                        + "| --- | --- | --- | --- | --- | --- | --- |\n");
+        StringBuilder table = new StringBuilder(PrimaryScripts.header());
         StringBuilder summary = new StringBuilder();
         int run = 0;
         for (int k : new int[] {6, 1, 1, 6}) {
             run++;
-            Map<String, Evals> evals = crowd(coupon + run * 100_000L, k, 3_000);
-            long all = evals.values().stream().mapToLong(Evals::calls).sum();
-            long hottest = evals.values().stream().mapToLong(Evals::calls).max().orElseThrow();
-            long hottestCpu =
-                    evals.values().stream().mapToLong(Evals::usec).max().orElseThrow();
-            for (var primary : evals.entrySet()) {
-                Evals one = primary.getValue();
-                table.append(String.format(
-                        Locale.ROOT,
-                        "| %d | %d | %s | %,d | %.1f%% | %.1f | %.1f |%n",
-                        run,
-                        k,
-                        primary.getKey(),
-                        one.calls(),
-                        100.0 * one.calls() / all,
-                        one.usec() / 1_000.0,
-                        one.calls() == 0 ? 0 : (double) one.usec() / one.calls()));
-            }
+            Map<String, PrimaryScripts.Scripts> evals = crowd(coupon + run * 100_000L, k, 3_000);
+            long all = evals.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::calls)
+                    .sum();
+            long hottest = evals.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::calls)
+                    .max()
+                    .orElseThrow();
+            long hottestCpu = evals.values().stream()
+                    .mapToLong(PrimaryScripts.Scripts::usec)
+                    .max()
+                    .orElseThrow();
+            table.append(PrimaryScripts.rows(run, k, evals));
             summary.append(String.format(
                     Locale.ROOT,
                     "- run %d, K=%d: %.2f script calls per ask; the hottest primary %,d calls (%.1f%%), %.1f µs of"

@@ -5,8 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.StockShards;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -59,25 +57,7 @@ class ShardedPipelineTest {
     @Test
     void shouldIssueExactlyNToACrowdOfNPlusTenPercentOverSixShards() {
         int total = 600;
-        Map<?, ?> created = Stack.createCoupon(
-                stack.http(),
-                Map.of(
-                        "name",
-                        "Sharded pipeline",
-                        "totalQuantity",
-                        total,
-                        "openAt",
-                        Instant.now()
-                                .minusSeconds(5)
-                                .truncatedTo(ChronoUnit.SECONDS)
-                                .toString(),
-                        "issueRatePerSecond",
-                        2_000,
-                        "validDays",
-                        7,
-                        "stockShards",
-                        SHARDS));
-        long couponId = ((Number) created.get("id")).longValue();
+        long couponId = Stack.createCoupon(stack.http(), "Sharded pipeline", total, 2_000, SHARDS);
         List<String> members = Crowd.members("sharded", total + total / 10);
 
         List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, members, 0, 64);
@@ -143,16 +123,7 @@ class ShardedPipelineTest {
                 });
 
         // the operator's view adds up every shard
-        Map<?, ?> view = stack.http()
-                .get()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> view = stack.adminView(couponId);
         assertThat(view.get("remainingQuantity")).isEqualTo(0);
         assertThat(view.get("status")).isEqualTo("SOLD_OUT");
         assertThat(view.get("waiting")).isEqualTo(0);
@@ -179,24 +150,6 @@ class ShardedPipelineTest {
     }
 
     private static void assertIssued(long couponId, List<String> members) {
-        for (String member : members) {
-            long walletId = stack.jdbc
-                    .sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
-                    .params(couponId, member)
-                    .query(Long.class)
-                    .single();
-            stack.http()
-                    .get()
-                    .uri("/api/v1/coupons/{id}/issue-requests/me", couponId)
-                    .header("Authorization", "Bearer " + Stack.token(member, List.of()))
-                    .exchange()
-                    .expectStatus()
-                    .isOk()
-                    .expectBody()
-                    .jsonPath("$.status")
-                    .isEqualTo("ISSUED")
-                    .jsonPath("$.walletCouponId")
-                    .isEqualTo(walletId);
-        }
+        members.forEach(member -> stack.assertIssued(couponId, member));
     }
 }

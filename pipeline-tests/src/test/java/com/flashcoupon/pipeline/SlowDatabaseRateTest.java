@@ -120,16 +120,7 @@ class SlowDatabaseRateTest {
     }
 
     private static Map<?, ?> pace(long couponId) {
-        Map<?, ?> coupon = stack.http()
-                .get()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> coupon = Stack.adminView(stack.http(), couponId);
         return (Map<?, ?>) coupon.get("pace");
     }
 

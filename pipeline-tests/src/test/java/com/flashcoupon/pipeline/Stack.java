@@ -169,6 +169,11 @@ final class Stack implements AutoCloseable {
 
     /** Creates an event open since five seconds ago, through the admin API of the api that {@code http} calls. */
     static long createCoupon(WebTestClient http, String name, int quantity, int ratePerSecond) {
+        return createCoupon(http, name, quantity, ratePerSecond, 1);
+    }
+
+    /** The same, its admission state spread over {@code stockShards} (docs/architecture.md, "Stock shards"). */
+    static long createCoupon(WebTestClient http, String name, int quantity, int ratePerSecond, int stockShards) {
         Map<?, ?> body = createCoupon(
                 http,
                 Map.of(
@@ -184,7 +189,9 @@ final class Stack implements AutoCloseable {
                         "issueRatePerSecond",
                         ratePerSecond,
                         "validDays",
-                        7));
+                        7,
+                        "stockShards",
+                        stockShards));
         return ((Number) body.get("id")).longValue();
     }
 
@@ -226,6 +233,43 @@ final class Stack implements AutoCloseable {
                 .baseUrl(apiUrl())
                 .responseTimeout(Duration.ofSeconds(30))
                 .build();
+    }
+
+    /** The event as the operator's view shows it ({@code GET /admin/v1/coupons/{id}}, 200). */
+    Map<?, ?> adminView(long couponId) {
+        return adminView(http(), couponId);
+    }
+
+    /** The same, through the api {@code http} calls (another stack's). */
+    static Map<?, ?> adminView(WebTestClient http, long couponId) {
+        return http.get()
+                .uri("/admin/v1/coupons/{id}", couponId)
+                .header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+    }
+
+    /** The member's status reads ISSUED with the wallet MySQL holds for them. */
+    void assertIssued(long couponId, String member) {
+        long walletId = jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
+                .params(couponId, member)
+                .query(Long.class)
+                .single();
+        http().get()
+                .uri("/api/v1/coupons/{id}/issue-requests/me", couponId)
+                .header("Authorization", "Bearer " + token(member, List.of()))
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED")
+                .jsonPath("$.walletCouponId")
+                .isEqualTo(walletId);
     }
 
     long walletCount(long couponId) {

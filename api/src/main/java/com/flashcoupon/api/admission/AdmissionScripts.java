@@ -65,37 +65,25 @@ class AdmissionScripts {
             boolean shardMissing) {
         return step.flatMap(ran -> {
             Admission admission = ran.admission();
+            Mono<ScriptAnswer> next;
+            boolean missing = shardMissing;
             if (admission.outcome() == Admission.Outcome.SHARDED) {
                 sharded.learn(couponId, (int) admission.sequence());
-                return hops > 0
-                        ? hop(
-                                couponId,
-                                memberId,
-                                charged,
-                                gate,
-                                sharded.admit(couponId, (int) admission.sequence(), memberId, charged, gate),
-                                hops - 1,
-                                shardMissing)
-                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
-            }
-            if (admission.outcome() == Admission.Outcome.MIRROR_MISSING && ran.onShard()) {
+                next = sharded.admit(couponId, (int) admission.sequence(), memberId, charged, gate);
+            } else if (admission.outcome() == Admission.Outcome.MIRROR_MISSING && ran.onShard()) {
                 if (shardMissing) {
                     // the event says this count and the shard still has no stock (a deal that failed part way):
                     // answered as a missing mirror, so the admission mirrors the event again, which deals it
                     return Mono.just(new ScriptAnswer(admission, ran.epoch(), ran.replicaKey(), false));
                 }
-                return hops > 0
-                        ? hop(
-                                couponId,
-                                memberId,
-                                charged,
-                                gate,
-                                runScript(couponId, memberId, charged, gate),
-                                hops - 1,
-                                true)
-                        : Mono.error(ApiException.unavailable("The coupon's admission state"));
+                next = runScript(couponId, memberId, charged, gate);
+                missing = true;
+            } else {
+                return Mono.just(ran);
             }
-            return Mono.just(ran);
+            return hops > 0
+                    ? hop(couponId, memberId, charged, gate, next, hops - 1, missing)
+                    : Mono.error(ApiException.unavailable("The coupon's admission state"));
         });
     }
 

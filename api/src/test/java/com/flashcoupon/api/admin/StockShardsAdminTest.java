@@ -10,8 +10,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.springframework.http.MediaType;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /** An event's stock shards (issue 35) in the admin API: given at creation, shown, changed until the event opens. */
 @ApiTest
@@ -28,24 +26,6 @@ class StockShardsAdminTest extends ApiTestBase {
                 Instant.now().plusSeconds(3600).truncatedTo(ChronoUnit.SECONDS).toString(),
                 "issueRatePerSecond",
                 10));
-    }
-
-    private WebTestClient.ResponseSpec create(Map<String, Object> body) {
-        return client().post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchange();
-    }
-
-    private WebTestClient.ResponseSpec patch(long id, String body) {
-        return client().patch()
-                .uri("/admin/v1/coupons/{id}", id)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchange();
     }
 
     private int stored(long id) {
@@ -78,7 +58,7 @@ class StockShardsAdminTest extends ApiTestBase {
     void shouldStoreAndShowOneShardWhenGiven() {
         var body = inAnHour();
         body.put("stockShards", 1);
-        create(body)
+        postCoupon(body)
                 .expectStatus()
                 .isCreated()
                 .expectBody()
@@ -92,7 +72,7 @@ class StockShardsAdminTest extends ApiTestBase {
         for (int shards : new int[] {0, -1, 65, 1000}) {
             var body = inAnHour();
             body.put("stockShards", shards);
-            expectProblem(create(body), 400, "INVALID_REQUEST")
+            expectProblem(postCoupon(body), 400, "INVALID_REQUEST")
                     .jsonPath("$.errors[0].field")
                     .isEqualTo("stockShards");
         }
@@ -106,7 +86,7 @@ class StockShardsAdminTest extends ApiTestBase {
         for (int shards : new int[] {2, 6, 64}) {
             var body = inAnHour();
             body.put("stockShards", shards);
-            String problem = create(body)
+            String problem = postCoupon(body)
                     .expectStatus()
                     .isBadRequest()
                     .expectBody(String.class)
@@ -119,7 +99,7 @@ class StockShardsAdminTest extends ApiTestBase {
         }
         assertThat(rows()).isEqualTo(before);
         long id = createCoupon(inAnHour());
-        expectProblem(patch(id, "{\"stockShards\":6}"), 400, "INVALID_REQUEST");
+        expectProblem(patchCoupon(id, "{\"stockShards\":6}"), 400, "INVALID_REQUEST");
         assertThat(stored(id)).isEqualTo(1);
     }
 
@@ -132,7 +112,7 @@ class StockShardsAdminTest extends ApiTestBase {
                 .param(id)
                 .query(Long.class)
                 .single();
-        patch(id, "{\"stockShards\":1}")
+        patchCoupon(id, "{\"stockShards\":1}")
                 .expectStatus()
                 .isOk()
                 .expectBody()
@@ -144,14 +124,14 @@ class StockShardsAdminTest extends ApiTestBase {
                         .query(Long.class)
                         .single())
                 .isGreaterThan(version);
-        expectProblem(patch(id, "{\"stockShards\":65}"), 400, "INVALID_REQUEST");
+        expectProblem(patchCoupon(id, "{\"stockShards\":65}"), 400, "INVALID_REQUEST");
     }
 
     @Test
     void shouldRefuseToChangeTheShardsOnceTheEventOpened() {
         long id = createCoupon(5, 1); // opened a minute ago
         jdbc.sql("UPDATE coupon SET stock_shards = 3 WHERE id = ?").param(id).update();
-        expectProblem(patch(id, "{\"stockShards\":1}"), 409, "ALREADY_OPEN");
+        expectProblem(patchCoupon(id, "{\"stockShards\":1}"), 409, "ALREADY_OPEN");
         assertThat(stored(id)).isEqualTo(3);
     }
 

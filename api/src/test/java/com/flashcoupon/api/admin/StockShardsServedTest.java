@@ -50,12 +50,7 @@ class StockShardsServedTest extends ApiTestBase {
                         .query(Integer.class)
                         .single())
                 .isEqualTo(6);
-        String problem = client().post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(event(7))
-                .exchange()
+        String problem = postCoupon(event(7))
                 .expectStatus()
                 .isBadRequest()
                 .expectBody(String.class)
@@ -65,12 +60,7 @@ class StockShardsServedTest extends ApiTestBase {
     }
 
     private String refused(Map<String, Object> body) {
-        return client().post()
-                .uri("/admin/v1/coupons")
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchange()
+        return postCoupon(body)
                 .expectStatus()
                 .isBadRequest()
                 .expectBody(String.class)
@@ -110,14 +100,7 @@ class StockShardsServedTest extends ApiTestBase {
         Map<String, Object> withList = event(1);
         withList.put("eligibility", Map.of("list", true));
         long listedId = createCoupon(withList);
-        client().patch()
-                .uri("/admin/v1/coupons/{id}", listedId)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue("{\"stockShards\": 2}")
-                .exchange()
-                .expectStatus()
-                .isBadRequest();
+        patchCoupon(listedId, "{\"stockShards\": 2}").expectStatus().isBadRequest();
         assertThat(jdbc.sql("SELECT stock_shards FROM coupon WHERE id = ?")
                         .param(listedId)
                         .query(Integer.class)

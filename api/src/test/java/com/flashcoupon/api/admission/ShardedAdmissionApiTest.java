@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.ApiTestBase;
-import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.StockShards;
 import java.time.Duration;
@@ -19,9 +18,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
-import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * The admission endpoint for an event whose stock is in shards (docs/architecture.md, "Stock shards"), with {@code
@@ -184,7 +181,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         notOpen(id, member());
         assertThat(sharded.shards(id)).isEqualTo(4);
 
-        patch(id, "{\"stockShards\": 2}").expectStatus().isOk();
+        patchCoupon(id, "{\"stockShards\": 2}").expectStatus().isOk();
         // the shards of the old count hold no stock (only the version that reset them) but shard 0 (the event's own
         // tag), now dealt for 2
         for (int shard = 1; shard < 4; shard++) {
@@ -210,7 +207,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         long id = createCoupon(event(10, 3, inFiveMinutes()));
         notOpen(id, member());
         assertThat(sharded.shards(id)).isEqualTo(3);
-        patch(id, "{\"stockShards\": 1}").expectStatus().isOk();
+        patchCoupon(id, "{\"stockShards\": 1}").expectStatus().isOk();
         for (int shard = 0; shard < 3; shard++) {
             assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 3, shard)), "share"))
                     .isNull();
@@ -251,14 +248,5 @@ class ShardedAdmissionApiTest extends ApiTestBase {
                 return member;
             }
         }
-    }
-
-    private WebTestClient.ResponseSpec patch(long id, String body) {
-        return client().patch()
-                .uri("/admin/v1/coupons/{id}", id)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(body)
-                .exchange();
     }
 }

@@ -90,12 +90,7 @@ public abstract class ApiTestBase {
     }
 
     protected long createCoupon(Map<String, Object> body) {
-        Number id = client().post()
-                                .uri("/admin/v1/coupons")
-                                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                                .contentType(MediaType.APPLICATION_JSON)
-                                .bodyValue(body)
-                                .exchange()
+        Number id = postCoupon(body)
                                 .expectStatus()
                                 .isCreated()
                                 .expectBody(Map.class)
@@ -106,6 +101,26 @@ public abstract class ApiTestBase {
                 ? n
                 : null;
         return id.longValue();
+    }
+
+    /** {@code POST /admin/v1/coupons} with this body, as an operator: the answer, whatever it is. */
+    protected WebTestClient.ResponseSpec postCoupon(Map<String, Object> body) {
+        return client().post()
+                .uri("/admin/v1/coupons")
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange();
+    }
+
+    /** {@code PATCH /admin/v1/coupons/{id}} with this JSON body, as an operator: the answer, whatever it is. */
+    protected WebTestClient.ResponseSpec patchCoupon(long id, String body) {
+        return client().patch()
+                .uri("/admin/v1/coupons/{id}", id)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(body)
+                .exchange();
     }
 
     /** Expects a problem answer: the status and the contract's {@code code}. */

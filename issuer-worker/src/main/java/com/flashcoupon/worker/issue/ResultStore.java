@@ -26,11 +26,11 @@ import org.springframework.stereotype.Component;
 @Component
 class ResultStore {
 
-    static final RedisScript<Long> RECORD_RESULTS =
-            RedisScript.of(LuaScripts.text("scripts/record_results.lua"), Long.class);
+    static final RedisScript<Long> RECORD_RESULTS = RedisScript.of(
+            LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/record_results.lua"), Long.class);
 
-    static final RedisScript<Long> SHARD_RESULTS =
-            RedisScript.of(LuaScripts.text("scripts/shard_results.lua"), Long.class);
+    static final RedisScript<Long> SHARD_RESULTS = RedisScript.of(
+            LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/shard_results.lua"), Long.class);
 
     private final StringRedisTemplate redis;
     private final LongToIntFunction shardsOf;
