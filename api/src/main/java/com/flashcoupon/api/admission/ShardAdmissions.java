@@ -64,13 +64,16 @@ class ShardAdmissions {
             long couponId, int shards, String memberId, RateLimits.CouponLimits limits, GateChecks.Presented gate) {
         ShardStock.Request request = new ShardStock.Request(
                 limits.address(), ShardStock.addressShare(limits.args(), shards), gate.claims(), gate.proof());
-        String home = stock.tags(couponId, shards)[StockShards.home(memberId, shards)];
-        String replicaKey = StockShards.queue(home);
         return Mono.defer(() -> {
                     long epoch = redis.epoch();
+                    // the replica wait is made on the home shard's primary: the one the admission wrote on
                     return stock.admit(couponId, shards, memberId, request)
-                            .flatMap(result -> answer(couponId, shards, result))
-                            .map(admission -> new ScriptAnswer(admission, epoch, replicaKey, true));
+                            .flatMap(result -> answer(couponId, shards, result)
+                                    .map(admission -> new ScriptAnswer(
+                                            admission,
+                                            epoch,
+                                            StockShards.queue(stock.tags(couponId, shards)[result.shard()]),
+                                            true)));
                 })
                 .onErrorMap(ShardStock.Unsettled.class, unsettled -> {
                     log.warn("admission of coupon {} not settled: {}", couponId, unsettled.getMessage());
@@ -92,7 +95,7 @@ class ShardAdmissions {
                         ? placed(couponId, shards, result, Admission.Outcome.ALREADY_ASKED, 0)
                         : Mono.just(new Admission(Admission.Outcome.ALREADY_ASKED, 0, 0, rate, result.result()));
             case MISSING -> {
-                counts.remove(couponId);
+                learn(couponId, 1);
                 yield Mono.just(new Admission(Admission.Outcome.MIRROR_MISSING, 0, 0, 0));
             }
             case RESHARDED -> {

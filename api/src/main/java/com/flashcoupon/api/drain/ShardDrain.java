@@ -18,12 +18,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes an event whose stock is in shards (docs/architecture.md, "Stock shards"), under the event's one lease
- * ({@link DrainLease}, on shard 0's slot, as for any event): each turn completes the transfers an instance left in
- * escrow ({@link ShardStock#recover}), reads the next batch across every shard in admission-time order up to the
- * shards' horizon ({@link ShardOrder}), publishes it at the event's rate, and moves each shard's cursor past its own
- * members once Kafka acknowledged the batch. A record's sequence is its place in the publication order: what every
- * shard published before it, plus one (a batch published again is read again in the same order, so a record keeps its
- * sequence). Every instance reads the shards' totals each tick for its estimates, whoever drains.
+ * ({@link DrainLease}, on shard 0's slot, as for any event): each turn reads the next batch across every shard in
+ * admission-time order up to the shards' horizon ({@link ShardOrder}), completes the transfers an instance left in
+ * escrow when a shard shows one ({@link ShardStock#recover}), publishes the batch at the event's rate, and moves each
+ * shard's cursor past its own members once Kafka acknowledged it. A record's sequence is its place in the publication
+ * order: what every shard published before it, plus one (a batch published again is read again in the same order, so
+ * a record keeps its sequence, unless an advance stopped between shards: then only its {@code request_seq} shows it).
+ * Every instance reads the shards' totals each tick for its estimates, whoever drains.
  */
 final class ShardDrain {
 
