@@ -182,11 +182,13 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         assertThat(sharded.shards(id)).isEqualTo(4);
 
         patchCoupon(id, "{\"stockShards\": 2}").expectStatus().isOk();
-        // the shards of the old count hold no stock (only the version that reset them) but shard 0 (the event's own
-        // tag), now dealt for 2
+        // the shards of the old count hold no stock (only the version that reset them) but those that are shards of
+        // the new count too: shard 0 (the event's own tag) and any whose tag both counts found, now dealt for 2
+        List<String> dealtFor2 = List.of(StockShards.tag(id, 2, 0), StockShards.tag(id, 2, 1));
         for (int shard = 1; shard < 4; shard++) {
-            assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 4, shard)), "share"))
-                    .isNull();
+            String tag = StockShards.tag(id, 4, shard);
+            assertThat(redis.opsForHash().get(StockShards.stock(tag), "share"))
+                    .isEqualTo(dealtFor2.contains(tag) ? "15" : null);
         }
         assertThat(redis.opsForHash().get(StockShards.stock(CouponKeys.tag(id)), "shards"))
                 .isEqualTo("2");
