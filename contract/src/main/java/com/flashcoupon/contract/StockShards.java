@@ -128,9 +128,22 @@ public final class StockShards {
         return tag + ":draw";
     }
 
-    /** The part of an event's eligibility list whose members' home is this shard. */
+    /**
+     * The part of an event's eligibility list whose members' home is this shard (a set), with one more member, {@code
+     * ''} (no member id is empty), so that a shard none of whose members is listed still shows its part loaded.
+     */
     public static String eligible(String tag) {
         return tag + ":eligible";
+    }
+
+    /** Which upload of the list (its MySQL generation) and for how many shards {@link #eligible} holds: {@code g/K}. */
+    public static String eligibleVersion(String tag) {
+        return tag + ":eligible:v";
+    }
+
+    /** A shard's part of a list being loaded by one loader (its token), before it replaces {@link #eligible}. */
+    public static String eligibleLoad(String tag, String token) {
+        return tag + ":eligible:load:" + token;
     }
 
     /** COUNT_ONLY's would-be refusals by a gate rule ("list" or "claims"), of this shard's members. */
@@ -169,6 +182,7 @@ public final class StockShards {
                     stats(tag),
                     draw(tag),
                     eligible(tag),
+                    eligibleVersion(tag),
                     wouldRefuse(tag, "list"),
                     wouldRefuse(tag, "claims")));
         }

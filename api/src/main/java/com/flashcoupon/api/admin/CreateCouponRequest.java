@@ -74,12 +74,10 @@ record CreateCouponRequest(
                 : queueingWindowSeconds == null;
     }
 
-    /** Fair start and eligibility lists do not work across stock shards yet: an event of more than one has neither. */
-    @AssertTrue(message = "more than one stock shard is not served yet with RANDOMIZED_START or an eligibility list")
+    /** Fair start does not work across stock shards yet: an event of more than one has none. */
+    @AssertTrue(message = "more than one stock shard is not served yet with RANDOMIZED_START")
     boolean isStockShards() {
-        return stockShardsOrDefault() <= 1
-                || (queueingOrDefault() == Coupon.Queueing.FIFO
-                        && (eligibility == null || !Boolean.TRUE.equals(eligibility.list())));
+        return stockShardsOrDefault() <= 1 || queueingOrDefault() == Coupon.Queueing.FIFO;
     }
 
     Coupon.Queueing queueingOrDefault() {

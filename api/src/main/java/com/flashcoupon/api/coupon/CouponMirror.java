@@ -201,7 +201,8 @@ public class CouponMirror {
         Mono<Boolean> drawRecorded =
                 coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
         // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
-        return gates.prepare(id, attempts == AWAIT_SHARED ? RESTORE_WAIT : GateMirror.OPERATOR_WAIT)
+        return gates.prepare(
+                        id, coupon.stockShards(), attempts == AWAIT_SHARED ? RESTORE_WAIT : GateMirror.OPERATOR_WAIT)
                 .zipWith(drawRecorded)
                 // a recorded draw names the members it placed: a lost event with one is restored, never made anew
                 .flatMap(prepared -> {

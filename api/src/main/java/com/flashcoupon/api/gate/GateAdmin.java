@@ -7,16 +7,13 @@ import com.flashcoupon.api.gatestate.GateRepository;
 import com.flashcoupon.api.gatestate.GateSettings;
 import com.flashcoupon.api.web.ApiException;
 import com.flashcoupon.api.web.ErrorCode;
-import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.db.Coupon;
 import com.flashcoupon.db.CouponRepository;
 import java.time.Clock;
-import java.util.List;
 import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.core.io.buffer.DataBuffer;
-import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.stereotype.Service;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -35,7 +32,7 @@ public class GateAdmin {
     private final EligibleUpload upload;
     private final CouponMirror mirror;
     private final BlockingIo blocking;
-    private final ReactiveStringRedisTemplate redis;
+    private final GateCounts counts;
     private final Clock clock;
     private final HumanCheckProperties properties;
 
@@ -45,7 +42,7 @@ public class GateAdmin {
             EligibleUpload upload,
             CouponMirror mirror,
             BlockingIo blocking,
-            ReactiveStringRedisTemplate redis,
+            GateCounts counts,
             Clock clock,
             HumanCheckProperties properties) {
         this.coupons = coupons;
@@ -53,7 +50,7 @@ public class GateAdmin {
         this.upload = upload;
         this.mirror = mirror;
         this.blocking = blocking;
-        this.redis = redis;
+        this.counts = counts;
         this.clock = clock;
         this.properties = properties;
     }
@@ -70,12 +67,6 @@ public class GateAdmin {
     /** {@code PUT /admin/v1/coupons/{id}/eligibility}: new settings (the list stays). */
     Mono<EligibilityView> change(long couponId, GateRequest request) {
         return changeable(couponId)
-                .flatMap(coupon -> coupon.stockShards() > 1
-                                && request.eligibility() != null
-                                && Boolean.TRUE.equals(request.eligibility().list())
-                        ? Mono.error(ApiException.invalid("Coupon " + couponId + " has " + coupon.stockShards()
-                                + " stock shards: an eligibility list is not served yet with more than one."))
-                        : Mono.just(coupon))
                 .flatMap(coupon -> blocking.run(() -> gates.save(
                         couponId,
                         request.settings(
@@ -83,11 +74,6 @@ public class GateAdmin {
                 .then(remirror(couponId))
                 .doOnSuccess(done -> log.info("coupon {}: gate set to {}", couponId, request))
                 .then(view(couponId));
-    }
-
-    /** Whether the event's gate asks for an eligibility list (a blocking read of MySQL: call it off the event loop). */
-    public boolean hasList(long couponId) {
-        return gates.find(couponId).map(stored -> stored.settings().list()).orElse(false);
     }
 
     /** {@code PUT /admin/v1/coupons/{id}/eligible-members}: the list's size once Redis holds it. */
@@ -102,36 +88,22 @@ public class GateAdmin {
      * it holds them, the ones saved in MySQL after the event retired or Redis lost it (the higher of the two).
      */
     Mono<EligibilityView> view(long couponId) {
-        return find(couponId).then(blocking.call(() -> gates.find(couponId))).flatMap(found -> {
-            var stored = found.orElse(new GateRepository.Stored(GateSettings.NONE, 0, 0));
-            Mono<GateCounts.Counts> saved = found.isEmpty()
-                    ? Mono.just(GateCounts.Counts.NONE)
-                    : blocking.call(() -> gates.savedCounts(couponId));
-            return redis.<String, String>opsForHash()
-                    .multiGet(CouponKeys.stats(couponId), List.of("refusedList", "refusedClaims", "refusedProof"))
-                    .zipWith(redis.opsForHyperLogLog().size(CouponKeys.wouldRefuse(couponId, "list")))
-                    .zipWith(redis.opsForHyperLogLog().size(CouponKeys.wouldRefuse(couponId, "claims")))
-                    .map(read -> new GateCounts.Counts(
-                            number(read.getT1().getT1().get(0)),
-                            number(read.getT1().getT1().get(1)),
-                            number(read.getT1().getT1().get(2)),
-                            read.getT1().getT2(),
-                            read.getT2(),
-                            null,
-                            null))
-                    .zipWith(saved, GateCounts.Counts::max)
-                    .map(counts -> EligibilityView.of(
-                            stored,
-                            Map.of(
-                                    "list", counts.refusedList(),
-                                    "claims", counts.refusedClaims(),
-                                    "proof", counts.refusedProof()),
-                            Map.of("list", counts.wouldRefuseList(), "claims", counts.wouldRefuseClaims())));
-        });
-    }
-
-    private static long number(String value) {
-        return value == null ? 0 : Long.parseLong(value);
+        return find(couponId)
+                .flatMap(coupon -> blocking.call(() -> gates.find(couponId)).flatMap(found -> {
+                    var stored = found.orElse(new GateRepository.Stored(GateSettings.NONE, 0, 0));
+                    Mono<GateCounts.Counts> saved = found.isEmpty()
+                            ? Mono.just(GateCounts.Counts.NONE)
+                            : blocking.call(() -> gates.savedCounts(couponId));
+                    return blocking.call(() -> counts.live(couponId, coupon.stockShards()))
+                            .zipWith(saved, GateCounts.Counts::max)
+                            .map(counted -> EligibilityView.of(
+                                    stored,
+                                    Map.of(
+                                            "list", counted.refusedList(),
+                                            "claims", counted.refusedClaims(),
+                                            "proof", counted.refusedProof()),
+                                    Map.of("list", counted.wouldRefuseList(), "claims", counted.wouldRefuseClaims())));
+                }));
     }
 
     private Mono<Void> remirror(long couponId) {

@@ -2,8 +2,10 @@ package com.flashcoupon.api.gatestate;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.stereotype.Component;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,6 +32,8 @@ public class GateCounts {
 
     private static final byte[] READ =
             LuaScripts.text("scripts/gate_counts_read.lua").getBytes(StandardCharsets.UTF_8);
+    private static final byte[] MERGE =
+            LuaScripts.text("scripts/gate_counts_merge.lua").getBytes(StandardCharsets.UTF_8);
     private static final ByteBuffer RESTORE = ByteBuffer.wrap(
                     LuaScripts.text("scripts/gate_counts_restore.lua").getBytes(StandardCharsets.UTF_8))
             .asReadOnlyBuffer();
@@ -71,6 +76,30 @@ public class GateCounts {
                     Arrays.hashCode(claimsSketch));
         }
 
+        /** These refusal counts and another shard's, added up (the sketches are merged apart). */
+        Counts plus(Counts other) {
+            return new Counts(
+                    refusedList + other.refusedList,
+                    refusedClaims + other.refusedClaims,
+                    refusedProof + other.refusedProof,
+                    wouldRefuseList,
+                    wouldRefuseClaims,
+                    listSketch,
+                    claimsSketch);
+        }
+
+        /** The refusal counts less those given (never below 0), the would-be refusals and sketches as they are. */
+        Counts less(long list, long claims, long proof) {
+            return new Counts(
+                    Math.max(0, refusedList - list),
+                    Math.max(0, refusedClaims - claims),
+                    Math.max(0, refusedProof - proof),
+                    wouldRefuseList,
+                    wouldRefuseClaims,
+                    listSketch,
+                    claimsSketch);
+        }
+
         /** The higher of each count (what the view shows: MySQL's after a loss or retirement, Redis' while live). */
         public Counts max(Counts other) {
             return new Counts(
@@ -98,12 +127,12 @@ public class GateCounts {
     }
 
     /**
-     * Saves what Redis counted of the event in MySQL (blocking: the retire pass's thread), unless nothing changed since
-     * this instance saved last. Nothing when Redis does not hold the event (lost and not restored: MySQL keeps the last
-     * save) or counted nothing.
+     * Saves what Redis counted of the event (of {@code shards} stock shards: on all of them) in MySQL (blocking: the
+     * retire pass's thread), unless nothing changed since this instance saved last. Nothing when Redis does not hold
+     * the event (lost and not restored: MySQL keeps the last save) or counted nothing.
      */
-    public void save(long couponId) {
-        Counts counts = read(couponId);
+    public void save(long couponId, int shards) {
+        Counts counts = read(couponId, shards);
         if (counts == null || counts.isNone()) {
             return;
         }
@@ -116,19 +145,74 @@ public class GateCounts {
         saved.put(couponId, fingerprint);
     }
 
+    /** What Redis counted of the event as it stands (blocking); {@link Counts#NONE} when Redis does not hold it. */
+    public Counts live(long couponId, int shards) {
+        Counts counts = read(couponId, shards);
+        return counts == null ? Counts.NONE : counts;
+    }
+
     /** The event retired: its counts are final in MySQL, nothing more to remember of them here. */
     public void forget(long couponId) {
         saved.remove(couponId);
     }
 
-    /** Redis' counts; {@code null} when Redis does not hold the event. */
-    private Counts read(long couponId) {
-        byte[][] keys = {
-            bytes(CouponKeys.meta(couponId)),
-            bytes(CouponKeys.stats(couponId)),
-            bytes(CouponKeys.wouldRefuse(couponId, "list")),
-            bytes(CouponKeys.wouldRefuse(couponId, "claims"))
-        };
+    /**
+     * Redis' counts; {@code null} when Redis does not hold the event. Of an event of more than one shard, the refusals
+     * are added up over the shards (each member is refused on their home shard only) and each rule's sketches merged,
+     * a shard Redis lost counting nothing.
+     */
+    private Counts read(long couponId, int shards) {
+        Counts first = readOne(
+                CouponKeys.meta(couponId),
+                CouponKeys.stats(couponId),
+                CouponKeys.wouldRefuse(couponId, "list"),
+                CouponKeys.wouldRefuse(couponId, "claims"));
+        if (shards <= 1 || first == null) {
+            return first;
+        }
+        Counts sum = first;
+        List<byte[]> lists = new ArrayList<>(List.of(sketchBytes(first.listSketch())));
+        List<byte[]> claims = new ArrayList<>(List.of(sketchBytes(first.claimsSketch())));
+        for (int shard = 1; shard < shards; shard++) {
+            String tag = StockShards.tag(couponId, shards, shard);
+            Counts counts = readOne(
+                    StockShards.stock(tag),
+                    StockShards.stats(tag),
+                    StockShards.wouldRefuse(tag, "list"),
+                    StockShards.wouldRefuse(tag, "claims"));
+            if (counts != null) {
+                sum = sum.plus(counts);
+                lists.add(sketchBytes(counts.listSketch()));
+                claims.add(sketchBytes(counts.claimsSketch()));
+            }
+        }
+        List<?> list = merge(couponId, lists);
+        List<?> claim = merge(couponId, claims);
+        return new Counts(
+                sum.refusedList(),
+                sum.refusedClaims(),
+                sum.refusedProof(),
+                number(list.get(0)),
+                number(claim.get(0)),
+                sketch(list.get(1)),
+                sketch(claim.get(1)));
+    }
+
+    /** One rule's sketches merged, in shard 0's slot: {count, sketch}. */
+    private List<?> merge(long couponId, List<byte[]> sketches) {
+        byte[][] keysAndArgs = new byte[2 + sketches.size()][];
+        keysAndArgs[0] = bytes(CouponKeys.wouldRefuse(couponId, "merged"));
+        keysAndArgs[1] = bytes(CouponKeys.wouldRefuse(couponId, "saved"));
+        for (int i = 0; i < sketches.size(); i++) {
+            keysAndArgs[2 + i] = sketches.get(i);
+        }
+        return redis.execute((RedisCallback<List<?>>)
+                connection -> connection.scriptingCommands().eval(MERGE, ReturnType.MULTI, 2, keysAndArgs));
+    }
+
+    /** One slot's counts (the event's, or one shard's); {@code null} when its hash ({@code present}) is missing. */
+    private Counts readOne(String present, String stats, String list, String claims) {
+        byte[][] keys = {bytes(present), bytes(stats), bytes(list), bytes(claims)};
         List<?> reply = redis.execute((RedisCallback<List<?>>)
                 connection -> connection.scriptingCommands().eval(READ, ReturnType.MULTI, 4, keys));
         if (reply == null || reply.isEmpty()) {
@@ -147,14 +231,39 @@ public class GateCounts {
                 sketch(reply.get(6)));
     }
 
+    private static byte[] sketchBytes(byte[] sketch) {
+        return sketch == null ? new byte[0] : sketch;
+    }
+
     /**
      * Puts the saved counts back into Redis (raised to them, the sketches merged), unless the event is retired in
-     * Redis (its mark): run before the meta is written, so a restored event counts on from what was saved.
+     * Redis (its mark): run before the meta is written, so a restored event counts on from what was saved. Of an event
+     * of more than one shard, into shard 0's keys (the event's own); what the view and a save read adds the shards up.
      */
-    Mono<Void> restore(long couponId, Counts counts) {
+    Mono<Void> restore(long couponId, int shards, Counts counts) {
         if (counts.isNone()) {
             return Mono.empty();
         }
+        if (shards <= 1) {
+            return restoreInto(couponId, counts);
+        }
+        // the saved refusals are all shards' together, put back on shard 0: raised only to what the other shards do
+        // not hold now (after their loss, everything; with nothing lost, no more than shard 0 has)
+        return Flux.range(1, shards - 1)
+                .concatMap(shard -> reactive.<String, String>opsForHash()
+                        .multiGet(
+                                StockShards.stats(StockShards.tag(couponId, shards, shard)),
+                                List.of("refusedList", "refusedClaims", "refusedProof")))
+                .reduce(new long[3], (sums, values) -> {
+                    for (int i = 0; i < 3; i++) {
+                        sums[i] += values.get(i) == null ? 0 : Long.parseLong(values.get(i));
+                    }
+                    return sums;
+                })
+                .flatMap(others -> restoreInto(couponId, counts.less(others[0], others[1], others[2])));
+    }
+
+    private Mono<Void> restoreInto(long couponId, Counts counts) {
         ByteBuffer[] keysAndArgs = {
             buffer(CouponKeys.retired(couponId)),
             buffer(CouponKeys.stats(couponId)),

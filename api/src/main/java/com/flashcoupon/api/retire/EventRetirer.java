@@ -168,7 +168,7 @@ class EventRetirer {
         }
         if ((passes + id) % SETTLED_CHECK_EVERY == 0) {
             // the gate's counts live in Redis: saved every few passes, so that a Redis loss costs only the last few
-            gateCounts.save(id);
+            gateCounts.save(id, coupon.stockShards());
         }
         Instant now = clock.instant();
         Instant due = coupon.settledAt() == null ? null : coupon.settledAt().plus(retention);
@@ -269,7 +269,7 @@ class EventRetirer {
         keys.addAll(CouponKeys.state(id));
         // the gate's counts, as Redis has them last: from now on MySQL answers for them (a failure here leaves the keys
         // for the next pass, which saves again)
-        gateCounts.save(id);
+        gateCounts.save(id, coupon.stockShards());
         keys.addAll(StockShards.state(CouponKeys.tag(id), 0));
         Object inRedis = redis.opsForHash().get(CouponKeys.meta(id), "shards");
         int redisShards = inRedis == null ? 1 : Integer.parseInt(inRedis.toString());

@@ -221,8 +221,12 @@ class EligibilityApiTest extends ApiTestBase {
         open(id);
         ask(id, Tokens.member("kept-1")).expectStatus().isAccepted();
 
-        redis.delete(List.of(CouponKeys.eligible(id), CouponKeys.eligibleVersion(id)));
+        // the list alone (its version kept), then both
+        redis.delete(CouponKeys.eligible(id));
+        expectProblem(ask(id, Tokens.member("stranger")), 403, "NOT_ELIGIBLE");
+        assertThat(redis.opsForSet().members(CouponKeys.eligible(id))).containsExactly("kept-1");
 
+        redis.delete(List.of(CouponKeys.eligible(id), CouponKeys.eligibleVersion(id)));
         expectProblem(ask(id, Tokens.member("stranger")), 403, "NOT_ELIGIBLE");
         assertThat(redis.opsForSet().members(CouponKeys.eligible(id))).containsExactly("kept-1");
     }

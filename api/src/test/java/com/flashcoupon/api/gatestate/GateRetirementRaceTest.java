@@ -58,7 +58,7 @@ class GateRetirementRaceTest extends ApiTestBase {
     void shouldBringNothingBackForAnEventThatRetiredDuringTheLoad() {
         long id = retiredInRedis(); // the row still reads live: the restore read it before the retirement
 
-        gates.prepare(id).block(Duration.ofSeconds(30));
+        gates.prepare(id, 1, GateMirror.OPERATOR_WAIT).block(Duration.ofSeconds(30));
 
         assertThat(keysLeft(id)).isEmpty();
     }
@@ -71,7 +71,7 @@ class GateRetirementRaceTest extends ApiTestBase {
                 .update();
         redis.delete(CouponKeys.retired(id)); // even once the mark expired
 
-        gates.prepare(id).block(Duration.ofSeconds(30));
+        gates.prepare(id, 1, GateMirror.OPERATOR_WAIT).block(Duration.ofSeconds(30));
 
         assertThat(keysLeft(id)).isEmpty();
     }
