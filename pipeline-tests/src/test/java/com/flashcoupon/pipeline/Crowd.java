@@ -287,7 +287,12 @@ final class Crowd {
      * ISSUED by the api (the worker's results read back through Redis).
      */
     static Issued issuedOn(Stack stack, String name, int coupons, int askers, int concurrency) {
-        long couponId = stack.createCoupon(name, coupons, 1_000);
+        return issuedOn(stack, name, coupons, askers, concurrency, 1);
+    }
+
+    /** As above, for an event of {@code shards} stock shards. */
+    static Issued issuedOn(Stack stack, String name, int coupons, int askers, int concurrency, int shards) {
+        long couponId = Stack.createCoupon(stack.http(), name, coupons, 1_000, shards);
         List<String> members = members(name.toLowerCase(Locale.ROOT), askers);
         List<Answer> answers = ask(stack.apiUrl(), couponId, members, 0, concurrency);
         assertThat(countByStatus(answers)).containsEntry(202, (long) coupons);

@@ -12,14 +12,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
  * Redis killed during a crowd and started EMPTY (its disk lost): the api restores the coupon from MySQL. Every member
  * told 202 ends ISSUED or FAILED, or was lost with Redis before being published and is counted as unknown for the
  * operator; nobody gets two wallets, the stock is never over-issued, and a member MySQL knows who asks again is
- * answered 200 with their outcome, not admitted a second time.
+ * answered 200 with their outcome, not admitted a second time. For an event of one stock shard and of three.
  */
 class RedisRestoreTest {
 
@@ -33,7 +34,7 @@ class RedisRestoreTest {
     static void start() throws Exception {
         redis = new PrivateRedis();
         Map<String, Object> onPrivateRedis = Map.of("spring.data.redis.url", redis.url());
-        stack = new Stack(onPrivateRedis, onPrivateRedis);
+        stack = new Stack(Map.of("spring.data.redis.url", redis.url(), "coupon.shards.max-served", 3), onPrivateRedis);
         http = stack.http();
     }
 
@@ -86,11 +87,13 @@ class RedisRestoreTest {
                 .list());
     }
 
-    @Test
-    void shouldAnswerEveryMemberMySqlKnowsAndCountTheRestWhenRedisComesBackEmpty() throws Exception {
+    /** An event of one shard, and one of three (docs/architecture.md, "Stock shards": each member on their home). */
+    @ParameterizedTest(name = "{0} stock shards")
+    @ValueSource(ints = {1, 3})
+    void shouldAnswerEveryMemberMySqlKnowsAndCountTheRestWhenRedisComesBackEmpty(int shards) throws Exception {
         // a slow issue rate, so that admissions are still waiting in Redis when it dies, however fast the crowd is
-        long couponId = stack.createCoupon("Restore", STOCK, 5);
-        List<String> crowdMembers = Crowd.members("restore", 3_000);
+        long couponId = Stack.createCoupon(http, "Restore", STOCK, 5, shards);
+        List<String> crowdMembers = Crowd.members("restore-" + shards, 3_000);
 
         CompletableFuture<List<Crowd.Answer>> crowd =
                 CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, crowdMembers, 300, 32));
@@ -195,7 +198,8 @@ class RedisRestoreTest {
                 .single();
         long overIssue = Math.max(0, stack.issuedCount(couponId) - STOCK);
         System.out.printf(
-                "FAULT-SUMMARY redis-lost-restored-from-mysql: told 202 %d, issued %d, failed %d, unknown %d, lost %d,"
+                "FAULT-SUMMARY redis-lost-restored-from-mysql (" + shards
+                        + " shards): told 202 %d, issued %d, failed %d, unknown %d, lost %d,"
                         + " duplicates %d, over-issue %d, %.1f s to settle%n",
                 accepted.size(),
                 wallets.size(),

@@ -159,7 +159,8 @@ public class CouponMirror {
      */
     private Mono<Long> restoreMembers(long couponId, int attempts) {
         return members.lock(couponId)
-                .flatMap(token -> members.restore(couponId, token)
+                .flatMap(token -> find(couponId)
+                        .flatMap(coupon -> members.restore(couponId, coupon.stockShards(), token))
                         .then(find(couponId))
                         .flatMap(coupon -> script(coupon, token, attempts))
                         .flatMap(outcome -> outcome == RESTORING

@@ -23,7 +23,8 @@ import reactor.core.publisher.Mono;
 
 /**
  * Puts back into Redis every member MySQL knows of a coupon that Redis lost (docs/architecture.md, "Redis lost"):
- * each decided member, with their first admission sequence into the queue and their outcome into the result hash,
+ * each decided member, with their first admission sequence into the queue and their outcome into the result hash (of
+ * their home shard, for an event of several stock shards),
  * so that asking again answers 200 and the status reads as before. One caller at a time holds the coupon's
  * {@code restoring} lock; the pages go in before the meta exists ({@code mirror.lua} writes it last), so admission
  * never runs on a half restore, and a restore that died is simply run again by the next request (every page is
@@ -46,8 +47,10 @@ public class MemberRestore {
     private static final RedisScript<Long> RELEASE =
             RedisScript.of(LuaScripts.text("scripts/release_lock.lua"), Long.class);
 
-    private static final RedisScript<Long> REPAIR =
-            RedisScript.of(LuaScripts.text("scripts/repair_results.lua"), Long.class);
+    private static final RedisScript<Long> SHARD_PAGE =
+            RedisScript.of(LuaScripts.text("scripts/shard_restore.lua"), Long.class);
+    private static final RedisScript<Long> RENEW =
+            RedisScript.of(LuaScripts.text("scripts/drain_renew.lua"), Long.class);
 
     private final ReactiveStringRedisTemplate redis;
     private final JdbcClient jdbc;
@@ -98,6 +101,14 @@ public class MemberRestore {
      * @return how many members were written back
      */
     Mono<Long> restore(long couponId, String token) {
+        return restore(couponId, 1, token);
+    }
+
+    /**
+     * As above, for an event of {@code shards} stock shards: each member goes back on their home shard (the lock stays
+     * on the event's slot, renewed before each shard's part of a page).
+     */
+    Mono<Long> restore(long couponId, int shards, String token) {
         return blocking.call(() -> coupons.countUnknownAtRestore(couponId))
                 .doOnNext(lost -> {
                     if (lost > 0) {
@@ -109,32 +120,73 @@ public class MemberRestore {
                                 lost);
                     }
                 })
-                .then(pages(couponId, token, Source.WALLETS, "", 0))
-                .flatMap(wallets -> pages(couponId, token, Source.FAILURES, "", wallets))
-                .flatMap(decided -> pages(couponId, token, Source.PLACED, "", decided))
+                .then(pages(couponId, shards, token, KnownMembers.Source.WALLETS, "", 0))
+                .flatMap(wallets -> pages(couponId, shards, token, KnownMembers.Source.FAILURES, "", wallets))
+                .flatMap(decided -> pages(couponId, shards, token, KnownMembers.Source.PLACED, "", decided))
                 .doOnNext(members -> {
                     restored.increment(members);
                     log.warn("coupon {}: {} members MySQL knows were put back into Redis", couponId, members);
                 });
     }
 
-    private Mono<Long> pages(long couponId, String token, Source source, String after, long sum) {
+    private Mono<Long> pages(
+            long couponId, int shards, String token, KnownMembers.Source source, String after, long sum) {
         return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
             if (rows.isEmpty()) {
                 return Mono.just(sum);
             }
-            return write(couponId, token, rows)
+            return (shards > 1 ? writeOnShards(couponId, shards, token, rows) : write(couponId, token, rows))
                     .flatMap(written -> rows.size() < PAGE_SIZE
                             ? Mono.just(sum + rows.size())
-                            : pages(couponId, token, source, rows.getLast().member(), sum + rows.size()));
+                            : pages(
+                                    couponId,
+                                    shards,
+                                    token,
+                                    source,
+                                    rows.getLast().member(),
+                                    sum + rows.size()));
         });
     }
 
-    private Mono<Long> write(long couponId, String token, List<Known> rows) {
+    /** One page on the members' home shards: each shard's part in one step, the lock renewed before each. */
+    private Mono<Long> writeOnShards(long couponId, int shards, String token, List<KnownMembers.Known> rows) {
+        java.util.Map<Integer, List<String>> byShard = new java.util.TreeMap<>();
+        for (KnownMembers.Known row : rows) {
+            List<String> args =
+                    byShard.computeIfAbsent(StockShards.home(row.member(), shards), shard -> new ArrayList<>());
+            args.add(row.member());
+            args.add(Long.toString(row.sequence()));
+            args.add(row.result());
+        }
+        return Flux.fromIterable(byShard.entrySet())
+                .concatMap(shard -> {
+                    String tag = StockShards.tag(couponId, shards, shard.getKey());
+                    return redis.execute(
+                                    RENEW,
+                                    List.of(CouponKeys.restoring(couponId)),
+                                    List.of(token, Long.toString(LOCK_TTL.toMillis())))
+                            .next()
+                            .flatMap(held -> held == 1
+                                    ? redis.execute(
+                                                    SHARD_PAGE,
+                                                    List.of(
+                                                            StockShards.queue(tag),
+                                                            StockShards.times(tag),
+                                                            StockShards.result(tag),
+                                                            StockShards.retired(tag)),
+                                                    shard.getValue())
+                                            .next()
+                                    : Mono.just(-1L))
+                            .flatMap(added -> added < 0 ? Mono.<Long>error(new LockLost(couponId)) : Mono.just(added));
+                })
+                .reduce(0L, Long::sum);
+    }
+
+    private Mono<Long> write(long couponId, String token, List<KnownMembers.Known> rows) {
         List<String> args = new ArrayList<>(2 + rows.size() * 3);
         args.add(token);
         args.add(Long.toString(LOCK_TTL.toMillis()));
-        for (Known row : rows) {
+        for (KnownMembers.Known row : rows) {
             args.add(row.member());
             args.add(Long.toString(row.sequence()));
             args.add(row.result());
@@ -149,127 +201,6 @@ public class MemberRestore {
                         args)
                 .next()
                 .flatMap(added -> added < 0 ? Mono.error(new LockLost(couponId)) : Mono.just(added));
-    }
-
-    /**
-     * Puts back into Redis the results MySQL has for the coupon and Redis does not (lost in a failover after the worker
-     * wrote them), and sets {@code done} to the members with a result; no lock: it adds what is missing and nothing
-     * else, so it may run beside the worker.
-     *
-     * @return how many results were missing
-     */
-    public Mono<Long> repairResults(long couponId) {
-        return repairResults(couponId, 1);
-    }
-
-    /**
-     * As above, for an event of {@code shards} stock shards: each member's result goes back on their home shard, whose
-     * done is then set to the members with a result there (docs/architecture.md, "Stock shards").
-     */
-    public Mono<Long> repairResults(long couponId, int shards) {
-        return repairPages(couponId, shards, Source.WALLETS, "", 0)
-                .flatMap(wallets -> repairPages(couponId, shards, Source.FAILURES, "", wallets));
-    }
-
-    private Mono<Long> repairPages(long couponId, int shards, Source source, String after, long sum) {
-        return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
-            if (rows.isEmpty()) {
-                return Mono.just(sum);
-            }
-            java.util.Map<Integer, List<String>> byShard = new java.util.TreeMap<>();
-            for (Known row : rows) {
-                List<String> args = byShard.computeIfAbsent(
-                        shards <= 1 ? 0 : StockShards.home(row.member(), shards), shard -> new ArrayList<>());
-                args.add(row.member());
-                args.add(row.result());
-                args.add(Long.toString(row.sequence()));
-            }
-            return Flux.fromIterable(byShard.entrySet())
-                    .concatMap(shard -> redis.execute(
-                                    REPAIR, repairKeys(couponId, shards, shard.getKey()), shard.getValue())
-                            .next())
-                    .reduce(0L, Long::sum)
-                    .flatMap(added -> rows.size() < PAGE_SIZE
-                            ? Mono.just(sum + added)
-                            : repairPages(
-                                    couponId, shards, source, rows.getLast().member(), sum + added));
-        });
-    }
-
-    /**
-     * repair_results.lua's keys: the event's own, or a shard's (its stock hash stands for the meta: it has no base, as
-     * a sharded event has none yet).
-     */
-    private static List<String> repairKeys(long couponId, int shards, int shard) {
-        if (shards <= 1) {
-            return List.of(
-                    CouponKeys.result(couponId),
-                    CouponKeys.done(couponId),
-                    CouponKeys.retired(couponId),
-                    CouponKeys.meta(couponId),
-                    CouponKeys.queue(couponId));
-        }
-        String tag = StockShards.tag(couponId, shards, shard);
-        return List.of(
-                StockShards.result(tag),
-                StockShards.done(tag),
-                StockShards.retired(tag),
-                StockShards.stock(tag),
-                StockShards.queue(tag));
-    }
-
-    /** A member MySQL knows: the first sequence and the result value as the worker writes it ('' for none yet). */
-    private record Known(String member, long sequence, String result) {}
-
-    /** Where decided members are: wallets (ISSUED) and failures (FAILED), read by member id from the coupon's key. */
-    private enum Source {
-        WALLETS("SELECT member_id, request_seq, id FROM coupon_wallet WHERE coupon_id = ? AND member_id > ?"
-                + " ORDER BY member_id LIMIT ?") {
-            @Override
-            String result(java.sql.ResultSet rs) throws java.sql.SQLException {
-                return CouponKeys.ISSUED_PREFIX + rs.getLong("id");
-            }
-        },
-        FAILURES("SELECT member_id, request_seq, reason FROM coupon_issue_failure WHERE coupon_id = ?"
-                + " AND member_id > ? ORDER BY member_id LIMIT ?") {
-            @Override
-            String result(java.sql.ResultSet rs) throws java.sql.SQLException {
-                return CouponKeys.FAILED_PREFIX + rs.getString("reason");
-            }
-        },
-        /**
-         * The members a recorded draw placed that were never handed to Kafka (their sequence above everything
-         * published or decided), at the sequence their place gives: accepted, so never lost with Redis. No result
-         * yet: they queue above every decided member, where mirror.lua puts the cursor.
-         */
-        PLACED("SELECT e.member_id, d.first_sequence + e.place - 1 AS request_seq FROM coupon_draw_entrant e"
-                + " JOIN coupon_draw d ON d.coupon_id = e.coupon_id JOIN coupon c ON c.id = e.coupon_id"
-                + " WHERE e.coupon_id = ? AND e.member_id > ? AND e.place IS NOT NULL"
-                + " AND d.drawn_at IS NOT NULL AND d.first_sequence IS NOT NULL"
-                + " AND d.first_sequence + e.place - 1 > GREATEST(c.published_count,"
-                + " COALESCE((SELECT MAX(w.request_seq) FROM coupon_wallet w WHERE w.coupon_id = e.coupon_id), 0),"
-                + " COALESCE((SELECT MAX(f.request_seq) FROM coupon_issue_failure f WHERE f.coupon_id = e.coupon_id),"
-                + " 0)) ORDER BY e.member_id LIMIT ?") {
-            @Override
-            String result(java.sql.ResultSet rs) {
-                return "";
-            }
-        };
-
-        private final String sql;
-
-        Source(String sql) {
-            this.sql = sql;
-        }
-
-        abstract String result(java.sql.ResultSet rs) throws java.sql.SQLException;
-
-        List<Known> read(JdbcClient jdbc, long couponId, String after) {
-            return jdbc.sql(sql)
-                    .params(couponId, after, PAGE_SIZE)
-                    .query((rs, row) -> new Known(rs.getString("member_id"), rs.getLong("request_seq"), result(rs)))
-                    .list();
-        }
     }
 
     /** Another caller took the lock over while this one was writing: it finishes the restore. */

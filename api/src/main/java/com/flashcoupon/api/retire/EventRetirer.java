@@ -4,7 +4,7 @@ import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.coupon.CouponState;
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.coupon.EventList;
-import com.flashcoupon.api.coupon.MemberRestore;
+import com.flashcoupon.api.coupon.ResultRepair;
 import com.flashcoupon.api.coupon.RetiredCoupons;
 import com.flashcoupon.api.draw.DrawRecord;
 import com.flashcoupon.api.draw.DrawRepository;
@@ -61,7 +61,7 @@ class EventRetirer {
     private final Counter settledEvents;
     private final Counter retiredEvents;
     private final Counter repairedResults;
-    private final MemberRestore restore;
+    private final ResultRepair restore;
     private final DrawRepository draws;
     private final GateCounts gateCounts;
 
@@ -80,7 +80,7 @@ class EventRetirer {
             CouponStates states,
             RetiredCoupons retired,
             StringRedisTemplate redis,
-            MemberRestore restore,
+            ResultRepair restore,
             DrawRepository draws,
             GateCounts gateCounts,
             ApiProperties properties,

@@ -6,6 +6,7 @@ import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
+import java.util.List;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -34,6 +35,8 @@ public final class ShardDeal {
             LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
 
     static final ScriptConnection.Script COUNT = ShardStock.script("shard_count.lua");
+    static final ScriptConnection.Script RESTORED = ShardStock.script("shard_restored.lua");
+    static final ScriptConnection.Script DEALT = ShardStock.script("shard_dealt.lua");
     static final ScriptConnection.Script RESET = ShardStock.script("shard_reset.lua");
 
     private final ShardStock.Redis redis;
@@ -49,31 +52,102 @@ public final class ShardDeal {
         return init(couponId, shards, total, Settings.open(1_000));
     }
 
-    /**
-     * Deals the stock: shard i gets {@code total / K}, one more for the first {@code total mod K}; each share is set
-     * only once, so dealing again never undoes a transfer. The settings are written on every shard each time, unless
-     * a shard holds a newer version.
-     */
+    /** Deals the stock as below, for an event that published nothing yet. */
     public Mono<Void> init(long couponId, int shards, int total, Settings settings) {
-        String[] tags = stock.tags(couponId, shards);
-        // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it never
-        // creates the shards of a count a newer mirror replaced (their tombstones stop it from then on)
-        return initOne(tags, 0, shards, total, settings, CouponKeys.meta(couponId))
-                .flatMap(share -> share < 0
-                        ? Mono.<Void>empty()
-                        : Flux.range(1, shards - 1)
-                                .concatMap(shard -> initOne(tags, shard, shards, total, settings, null))
-                                .then());
+        return init(couponId, shards, total, 0, settings);
     }
 
-    private Mono<Long> initOne(String[] tags, int shard, int shards, int total, Settings settings, String meta) {
+    /**
+     * Deals the stock; each share is set only once, so dealing again never undoes a transfer. The settings are written
+     * on every shard each time, unless a shard holds a newer version. What a shard without a share gets:
+     *
+     * <ul>
+     *   <li>when no shard of the count was ever fully dealt (a new event, or one Redis lost whole): its members back
+     *       (the restore put those MySQL decided on their home shards) and its part of the free stock, {@code total}
+     *       less the admissions MySQL knows ({@code floor}: published or decided, the higher) or the members back,
+     *       whichever is more: shard i gets {@code free / K}, one more for the first {@code free mod K}. A new event's
+     *       shares are thus {@code total / K}, as always;
+     *   <li>when a shard of the count was fully dealt before ({@code dealt}), the shard was lost with its primary while
+     *       others kept theirs: only its members back, no free stock, since what it held is not known. Never more than
+     *       N; what it held is not admitted again.
+     * </ul>
+     */
+    public Mono<Void> init(long couponId, int shards, int total, long floor, Settings settings) {
+        String[] tags = stock.tags(couponId, shards);
+        return Flux.range(0, shards)
+                .concatMap(shard -> redis.eval(RESTORED, restoredKeys(tags[shard]), Long.toString(floor)))
+                .collectList()
+                .flatMap(found -> {
+                    long[] shares = shares(found, shards, total, floor);
+                    // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it
+                    // never creates the shards of a count a newer mirror replaced (their tombstones stop it from then
+                    // on)
+                    return initOne(tags, 0, shards, total, shares[0], settings, CouponKeys.meta(couponId))
+                            .flatMap(share -> share < 0
+                                    ? Mono.<Void>empty()
+                                    : Flux.range(1, shards - 1)
+                                            .concatMap(shard ->
+                                                    initOne(tags, shard, shards, total, shares[shard], settings, null))
+                                            .thenMany(Flux.range(0, shards)
+                                                    .concatMap(shard ->
+                                                            dealt(couponId, tags, shard, shards, floor, found)))
+                                            .then());
+                });
+    }
+
+    /**
+     * Marks one shard dealt for the count; on shard 0, after a deal from what MySQL knows, the meta's base too: the
+     * floor less the members put back (mirror.lua counted shard 0's alone).
+     */
+    private Mono<List<Object>> dealt(
+            long couponId, String[] tags, int shard, int shards, long floor, List<List<Object>> found) {
+        long back = found.stream().mapToLong(reply -> number(reply, 1)).sum();
+        boolean restored = shard == 0 && !dealtBefore(found, shards) && (floor > 0 || back > 0);
+        return restored
+                ? redis.eval(
+                        DEALT,
+                        new String[] {StockShards.stock(tags[0]), CouponKeys.meta(couponId)},
+                        Integer.toString(shards),
+                        Long.toString(Math.max(0, floor - back)))
+                : redis.eval(DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards));
+    }
+
+    private static boolean dealtBefore(List<List<Object>> found, int shards) {
+        return found.stream().anyMatch(reply -> number(reply, 0) == 1 && number(reply, 2) == shards);
+    }
+
+    /** What each shard is dealt, from shard_restored.lua's replies (see {@link #init}). */
+    static long[] shares(List<List<Object>> found, int shards, int total, long floor) {
+        long back = found.stream().mapToLong(reply -> number(reply, 1)).sum();
+        long free = dealtBefore(found, shards) ? 0 : Math.max(0, total - Math.max(floor, back));
+        long[] shares = new long[shards];
+        for (int shard = 0; shard < shards; shard++) {
+            shares[shard] = number(found.get(shard), 1) + free / shards + (shard < free % shards ? 1 : 0);
+        }
+        return shares;
+    }
+
+    private static String[] restoredKeys(String tag) {
+        return new String[] {
+            StockShards.stock(tag),
+            StockShards.queue(tag),
+            StockShards.seq(tag),
+            StockShards.cursor(tag),
+            StockShards.done(tag),
+            StockShards.result(tag),
+            StockShards.retired(tag)
+        };
+    }
+
+    private Mono<Long> initOne(
+            String[] tags, int shard, int shards, int total, long share, Settings settings, String meta) {
         String[] keys = meta == null
                 ? new String[] {StockShards.stock(tags[shard])}
                 : new String[] {StockShards.stock(tags[shard]), meta};
         return redis.eval(
                         INIT,
                         keys,
-                        Integer.toString(total / shards + (shard < total % shards ? 1 : 0)),
+                        Long.toString(share),
                         Integer.toString(total),
                         Long.toString(settings.version()),
                         Integer.toString(shards),

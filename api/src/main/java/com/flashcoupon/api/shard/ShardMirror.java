@@ -12,6 +12,8 @@ import reactor.core.publisher.Mono;
  * operator's change, a restore), an event of more than one shard has its stock dealt over them ({@link
  * ShardStock#init}; a share is set once, so dealing again never undoes a transfer) and its settings written on every
  * shard, for the admissions made there. An event of one shard costs nothing here: its stock is the meta's, as before.
+ * After a Redis loss the stock is dealt from what MySQL knows ({@link ShardDeal#init}): the members the restore put
+ * back hold their places, and only the rest is dealt.
  */
 @Component
 public class ShardMirror {
@@ -55,8 +57,19 @@ public class ShardMirror {
                         : Mono.empty())
                 .then(
                         shards > 1
-                                ? stock.deal().init(coupon.id(), shards, coupon.totalQuantity(), settings(coupon, gate))
+                                ? stock.deal()
+                                        .init(
+                                                coupon.id(),
+                                                shards,
+                                                coupon.totalQuantity(),
+                                                floor(coupon),
+                                                settings(coupon, gate))
                                 : Mono.empty());
+    }
+
+    /** The admissions MySQL knows of the event: published to Kafka or decided, the higher (as the restore counts). */
+    static long floor(Coupon coupon) {
+        return Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
     }
 
     static ShardDeal.Settings settings(Coupon coupon, String gate) {

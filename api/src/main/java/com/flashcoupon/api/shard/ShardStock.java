@@ -21,7 +21,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>The mirror deals the stock and writes the event's settings on every shard ({@link ShardMirror}); the admission
  * endpoint admits here for an event of more than one shard, which the admin API takes only up to {@code
- * coupon.shards.max-served} (default 1) until fair start and restore work across shards.
+ * coupon.shards.max-served} (default 1) until fair start and the restore of a shard lost alone work.
  */
 public final class ShardStock {
 

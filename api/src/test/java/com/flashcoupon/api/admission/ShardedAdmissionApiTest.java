@@ -166,8 +166,12 @@ class ShardedAdmissionApiTest extends ApiTestBase {
     void shouldDealAShardAgainWhenItsStockIsMissing() {
         long id = createCoupon(event(40, 4, Instant.now().minusSeconds(60)));
         String member = homedAt(4, 2);
-        // a deal that failed part way: shard 2 has no stock
+        // a deal that failed part way: shard 2 has no stock, and no shard is marked dealt (a shard lost alone after a
+        // deal that completed gets no free stock back: ShardLossDealTest)
         redis.delete(StockShards.stock(StockShards.tag(id, 4, 2)));
+        for (int shard = 0; shard < 4; shard++) {
+            redis.opsForHash().delete(StockShards.stock(StockShards.tag(id, 4, shard)), "dealt");
+        }
         requestCoupon(id, member).expectStatus().isAccepted();
         assertThat(placedOn(id, 4, member)).isEqualTo(2);
         assertThat(redis.opsForHash().get(StockShards.stock(StockShards.tag(id, 4, 2)), "share"))

@@ -29,8 +29,18 @@ class ResultStore {
     static final RedisScript<Long> RECORD_RESULTS = RedisScript.of(
             LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/record_results.lua"), Long.class);
 
-    static final RedisScript<Long> SHARD_RESULTS = RedisScript.of(
-            LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/shard_results.lua"), Long.class);
+    @SuppressWarnings("rawtypes")
+    static final RedisScript<List> SHARD_RESULTS = RedisScript.of(
+            LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/shard_results.lua"), List.class);
+
+    /** The meta's base less the members put back (never below 0), while the meta exists. */
+    private static final RedisScript<Long> LEAVE_BASE = RedisScript.of("""
+            local base = tonumber(redis.call('HGET', KEYS[1], 'base') or '0')
+            if base > 0 then
+              redis.call('HSET', KEYS[1], 'base', math.max(0, base - tonumber(ARGV[1])))
+            end
+            return 1
+            """, Long.class);
 
     private final StringRedisTemplate redis;
     private final LongToIntFunction shardsOf;
@@ -53,6 +63,10 @@ class ResultStore {
                     ? Integer.parseInt(inRedis.toString())
                     : coupons.findById(id).map(Coupon::stockShards).orElse(1);
         });
+    }
+
+    private static long number(List<?> reply, int index) {
+        return reply == null || reply.size() <= index ? 0 : ((Number) reply.get(index)).longValue();
     }
 
     /** With {@code shardsOf}: an event's stock shards (1 for an event MySQL does not know). */
@@ -118,6 +132,7 @@ class ResultStore {
             byHome.computeIfAbsent(0, home -> new ArrayList<>());
         }
         long added = 0;
+        long back = 0;
         for (Map.Entry<Integer, List<Decision>> shard : byHome.entrySet()) {
             String tag = StockShards.tag(couponId, count, shard.getKey());
             List<String> args = new ArrayList<>(shard.getValue().size() * 2 + 2);
@@ -126,17 +141,26 @@ class ResultStore {
             for (Decision decision : shard.getValue()) {
                 args.add(decision.memberId());
                 args.add(decision.statusValue());
+                args.add(Long.toString(decision.sequence()));
             }
-            Long written = redis.execute(
+            List<?> written = redis.execute(
                     SHARD_RESULTS,
                     List.of(
                             StockShards.result(tag),
                             StockShards.done(tag),
                             StockShards.retired(tag),
                             StockShards.stock(tag),
-                            StockShards.stats(tag)),
+                            StockShards.stats(tag),
+                            StockShards.queue(tag),
+                            StockShards.times(tag),
+                            StockShards.cursor(tag)),
                     args.toArray(Object[]::new));
-            added += written == null ? 0 : written;
+            added += number(written, 0);
+            back += number(written, 1);
+        }
+        if (back > 0) {
+            // members a Redis loss took that are back in their shard's queue: no longer in the base, counted once
+            redis.execute(LEAVE_BASE, List.of(CouponKeys.meta(couponId)), Long.toString(back));
         }
         return added;
     }

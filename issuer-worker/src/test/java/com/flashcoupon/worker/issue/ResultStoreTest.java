@@ -246,6 +246,58 @@ class ResultStoreTest {
                     .isFalse();
         }
 
+        /**
+         * After Redis lost the event: a member published before the loss and decided after it goes back into their
+         * home shard's queue, below the cursor (which moves past them), and the place the restore's deal left out
+         * comes back to that shard's cap and leaves the meta's base; a member already queued changes nothing.
+         */
+        @Test
+        void shouldPutAMemberDecidedAfterALossBackOnTheirHomeShardAndItsPlaceBackInTheCap() {
+            long coupon = 903;
+            String member = "m-in-flight";
+            String queuedMember = "m-queued";
+            String tag = tag(coupon, com.flashcoupon.contract.StockShards.home(member, SHARDS));
+            String queuedTag = tag(coupon, com.flashcoupon.contract.StockShards.home(queuedMember, SHARDS));
+            // as the restore's deal left it: members back (sequence 2), a new admission (13) above the cursor
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String each = tag(coupon, shard);
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(each), "share", "5");
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(each), "moved", "0");
+            }
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(tag), "m-back", 2);
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(tag), "m-new", 13);
+            redis.opsForValue().set(com.flashcoupon.contract.StockShards.cursor(tag), "1");
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(queuedTag), queuedMember, 14);
+            redis.opsForHash().put(CouponKeys.meta(coupon), "base", "3");
+
+            assertThat(store.record(
+                            coupon,
+                            List.of(Decision.issued(member, 5, 7L, 7), Decision.issued(queuedMember, 6, 20L, 7))))
+                    .isEqualTo(2);
+
+            assertThat(redis.opsForZSet().rank(com.flashcoupon.contract.StockShards.queue(tag), member))
+                    .isEqualTo(1);
+            assertThat(redis.opsForValue().get(com.flashcoupon.contract.StockShards.cursor(tag)))
+                    .isEqualTo("2");
+            assertThat(redis.opsForZSet().score(com.flashcoupon.contract.StockShards.times(tag), member))
+                    .isEqualTo(0.0);
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "moved"))
+                    .isEqualTo("1");
+            assertThat(redis.opsForHash().get(CouponKeys.meta(coupon), "base")).isEqualTo("2");
+            assertThat(redis.opsForZSet().score(com.flashcoupon.contract.StockShards.queue(queuedTag), queuedMember))
+                    .isEqualTo(14.0);
+            if (!queuedTag.equals(tag)) {
+                assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(queuedTag), "moved"))
+                        .isEqualTo("0");
+            }
+
+            // recorded again (a replay): nothing more
+            store.record(coupon, List.of(Decision.issued(member, 5, 7L, 7)));
+            assertThat(redis.opsForValue().get(com.flashcoupon.contract.StockShards.cursor(tag)))
+                    .isEqualTo("2");
+            assertThat(redis.opsForHash().get(CouponKeys.meta(coupon), "base")).isEqualTo("2");
+        }
+
         private static String tag(long coupon, int shard) {
             return com.flashcoupon.contract.StockShards.tag(coupon, SHARDS, shard);
         }

@@ -153,6 +153,9 @@ class NotifierTest extends PipelineTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> notified(coupon) == 3);
 
         // the same events again (a replay), then a sentinel behind them on the same partition
+        // the results topic, read until both are seen (a short poll each time: under load the first may see none)
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> pipeline.results(coupon).size() >= 2);
         List<IssueResult> results = pipeline.results(coupon);
         assertThat(results).hasSize(2);
         device("m-3", "tok-sentinel", "ANDROID");

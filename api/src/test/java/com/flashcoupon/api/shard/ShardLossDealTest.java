@@ -1,0 +1,154 @@
+package com.flashcoupon.api.shard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.StockShards;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The deal after Redis lost an event of K > 1 stock shards (docs/architecture.md, "Stock shards"), against a real
+ * Redis: lost whole, each shard gets its members put back plus its part of what MySQL does not know was taken, so the
+ * caps sum to N less the admissions known only as a count, and every shard is ready to go on (sequence above every
+ * one handed out, cursor past the members decided, done counting them); a shard lost alone beside others that kept
+ * theirs gets no free stock, so the caps never sum to more than N.
+ */
+class ShardLossDealTest {
+
+    private static final int SHARDS = 3;
+
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> sync;
+    private static ShardStock stock;
+
+    @BeforeAll
+    static void connect() {
+        client = RedisClient.create(TestEnvironment.REDIS_URL);
+        connection = client.connect();
+        sync = connection.sync();
+        stock = new ShardStock(new LettuceShardRedis(connection.async()));
+    }
+
+    @AfterAll
+    static void close() {
+        connection.close();
+        client.shutdown();
+    }
+
+    private static long caps(long coupon) {
+        return ShardStockTest.capsInAll(stock.look(coupon, SHARDS).block());
+    }
+
+    private static List<String> keys(String[] tags) {
+        List<String> keys = new ArrayList<>();
+        for (int shard = 0; shard < SHARDS; shard++) {
+            keys.addAll(StockShards.state(tags[shard], shard));
+        }
+        return keys;
+    }
+
+    @Test
+    void shouldDealWhatMySqlDoesNotKnowTakenAfterAWholeLossAndNothingTwice() {
+        long coupon = ShardStockTest.newCoupon();
+        String[] tags = stock.tags(coupon, SHARDS);
+        stock.deal().init(coupon, SHARDS, 30).block();
+        assertThat(caps(coupon)).isEqualTo(30);
+        for (String tag : tags) {
+            assertThat(sync.hget(StockShards.stock(tag), "dealt")).isEqualTo(String.valueOf(SHARDS));
+        }
+
+        // Redis lost every shard; the restore put back the four members MySQL decided, on their home shards, with
+        // their sequences 1..4; MySQL knows 12 admissions published (8 of them in Kafka, undecided)
+        sync.del(keys(tags).toArray(String[]::new));
+        sync.del(CouponKeys.seq(coupon), CouponKeys.cursor(coupon), CouponKeys.done(coupon));
+        sync.hset(CouponKeys.meta(coupon), "total", "30");
+        List<String> decided = IntStream.range(0, 4)
+                .mapToObj(i -> "d-" + i + "-" + UUID.randomUUID())
+                .toList();
+        long[] back = new long[SHARDS];
+        for (int i = 0; i < decided.size(); i++) {
+            String member = decided.get(i);
+            int home = StockShards.home(member, SHARDS);
+            back[home]++;
+            sync.zadd(StockShards.queue(tags[home]), i + 1, member);
+            sync.hset(StockShards.result(tags[home]), member, "I:" + (i + 1));
+        }
+        stock.deal()
+                .init(coupon, SHARDS, 30, 12, ShardDeal.Settings.open(1_000))
+                .block();
+
+        // free: 30 less the 12 MySQL knows taken, 6 a shard, on top of each shard's members back
+        for (int shard = 0; shard < SHARDS; shard++) {
+            String tag = tags[shard];
+            assertThat(sync.hget(StockShards.stock(tag), "share"))
+                    .as("shard %d's share", shard)
+                    .isEqualTo(String.valueOf(back[shard] + 6));
+            assertThat(sync.get(StockShards.seq(tag))).isEqualTo("12");
+            assertThat(sync.get(StockShards.cursor(tag))).isEqualTo(String.valueOf(back[shard]));
+            assertThat(sync.get(StockShards.done(tag))).isEqualTo(String.valueOf(back[shard]));
+        }
+        assertThat(caps(coupon)).isEqualTo(30 - 8);
+        assertThat(sync.hget(CouponKeys.meta(coupon), "base")).isEqualTo("8");
+
+        // dealt again (an operator's change, another instance's mirror): nothing changes
+        stock.deal()
+                .init(coupon, SHARDS, 30, 12, ShardDeal.Settings.open(1_000))
+                .block();
+        assertThat(caps(coupon)).isEqualTo(30 - 8);
+
+        // a decided member asks again: the first sequence, no second place; the rest of the stock goes to newcomers
+        String again = decided.get(0);
+        ShardStock.Result answer = stock.admit(coupon, SHARDS, again).block();
+        assertThat(answer.outcome()).isEqualTo(ShardStock.Outcome.ASKED_BEFORE);
+        long admitted = 0;
+        for (int i = 0; i < 30; i++) {
+            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
+                            .block()
+                            .outcome()
+                    == ShardStock.Outcome.ADMITTED) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(30 - 12);
+    }
+
+    @Test
+    void shouldGiveAShardLostAloneNoFreeStock() {
+        long coupon = ShardStockTest.newCoupon();
+        String[] tags = stock.tags(coupon, SHARDS);
+        stock.deal().init(coupon, SHARDS, 30).block();
+        for (int i = 0; i < 9; i++) {
+            stock.admit(coupon, SHARDS, "m-" + i + "-" + UUID.randomUUID()).block();
+        }
+        long keptElsewhere = sync.zcard(StockShards.queue(tags[0])) + sync.zcard(StockShards.queue(tags[2]));
+
+        // shard 1 lost with its primary; the others kept theirs
+        sync.del(StockShards.state(tags[1], 1).toArray(String[]::new));
+        stock.deal().init(coupon, SHARDS, 30, 9, ShardDeal.Settings.open(1_000)).block();
+
+        assertThat(sync.hget(StockShards.stock(tags[1]), "share")).isEqualTo("0");
+        assertThat(caps(coupon)).isEqualTo(20);
+        long admitted = 0;
+        for (int i = 0; i < 40; i++) {
+            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
+                            .block()
+                            .outcome()
+                    == ShardStock.Outcome.ADMITTED) {
+                admitted++;
+            }
+        }
+        // the stock shards 0 and 2 held, and no more
+        assertThat(admitted + keptElsewhere).isEqualTo(20);
+    }
+}
