@@ -1,5 +1,5 @@
 -- Replaces an event's eligibility list (or, for K > 1 shards, one shard's part) with a load's set (GateMirror), unless
--- Redis holds this generation or a later one for the same count already (and the list itself), or the event retired
+-- Redis holds a later generation, or this one for the same count already (and the list itself), or the event retired
 -- while it loaded (retire.lua removed its keys: they must not come back, never to go). A part of K > 1 shards gets the
 -- member '' too, so that it exists even when none of the list's members has its home there (gate.lua then knows it is
 -- loaded).
@@ -11,9 +11,12 @@ if redis.call('EXISTS', KEYS[4]) == 1 then
   return 2
 end
 local generation, shards = string.match(redis.call('GET', KEYS[2]) or '0', '^(%d+)/?(%d*)$')
--- (a version whose list is gone, lost alone, holds nothing: replaced)
-if tonumber(generation or '0') >= tonumber(ARGV[1]) and (shards == '' and '1' or shards) == ARGV[2]
-    and redis.call('EXISTS', KEYS[1]) == 1 then
+generation = tonumber(generation or '0')
+local load = tonumber(ARGV[1])
+-- a later upload is there: never replaced by an older one; the same one is replaced only when it was loaded for
+-- another count or its list is gone (lost alone: a version whose list is gone holds nothing)
+if generation > load or (generation == load and (shards == '' and '1' or shards) == ARGV[2]
+    and redis.call('EXISTS', KEYS[1]) == 1) then
   redis.call('DEL', KEYS[3])
   return 0
 end
@@ -22,6 +25,8 @@ if ARGV[2] ~= '1' then
 end
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('RENAME', KEYS[3], KEYS[1])
+  -- the load's set expires if its loader dies; the list it becomes must not
+  redis.call('PERSIST', KEYS[1])
 else
   redis.call('DEL', KEYS[1])
 end

@@ -10,8 +10,9 @@
 -- MySQL when the restore put the others back: they go back into the queue with their sequence (below every admission
 -- made since, and below the cursor, which moves past them) and time 0, so that asking again answers "asked before".
 -- The restore left their place out of every shard's stock (the meta's base counts it): the shard's cap takes it back
--- ('moved' + 1), and the worker takes it off the base (returned apart). While the stock hash is missing (a restore in
--- progress) only the queue entry and time are written: the restore counts the queue when it deals.
+-- ('moved' + 1) and the shard counts it ('back' + 1: the event's admissions are the base less every shard's back,
+-- plus the queues), in this one step. While the stock hash is missing (a restore in progress) only the queue entry and
+-- time are written: the restore counts the queue when it deals.
 -- write_latency.lua is put in front. Returns {members new, members put back into the queue on a mirrored shard}.
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return {0, 0}
@@ -40,6 +41,7 @@ for i = 3, #ARGV, 3 do
         redis.call('ZADD', KEYS[7], 'NX', 0, member)
         redis.call('INCR', KEYS[8])
         redis.call('HINCRBY', KEYS[4], 'moved', 1)
+        redis.call('HINCRBY', KEYS[4], 'back', 1)
         back = back + 1
       end
     end

@@ -221,7 +221,12 @@ public class CouponMirror {
                             .next()
                             // an event of more than one shard: its stock dealt, and its settings on every shard
                             .flatMap(outcome -> outcome == RESTORED || outcome == UPDATED
-                                    ? shards.deal(coupon, prepared.getT1()).thenReturn(outcome)
+                                    ? shards.deal(
+                                                    coupon,
+                                                    prepared.getT1(),
+                                                    lost -> members.putBack(id, coupon.stockShards(), lost),
+                                                    outcome == RESTORED)
+                                            .thenReturn(outcome)
                                     : Mono.just(outcome));
                 })
                 .handle(logging(outcome -> {

@@ -101,7 +101,8 @@ public class CouponStates {
                 number(reply, 4),
                 number(reply, 5) == 1,
                 (int) number(reply, 6),
-                number(reply, 7),
+                // of an event in shards, the members a restore's base counted that came back are in the queues now
+                shards == null ? number(reply, 7) : Math.max(0, number(reply, 7) - shards.back()),
                 shards == null ? number(reply, 8) : shards.admitted(),
                 shards == null ? number(reply, 9) : shards.cursor(),
                 shards == null ? number(reply, 10) : shards.done(),

@@ -129,26 +129,56 @@ public class MemberRestore {
                 });
     }
 
+    /**
+     * Writes back the members MySQL decided whose home is one of the {@code lost} shards of an event of {@code shards}
+     * (lost alone, while the others kept theirs: ShardDeal), before the shards are dealt again. No lock: the event's
+     * other shards and meta stand, and every write is idempotent.
+     */
+    public Mono<Void> putBack(long couponId, int shards, java.util.Set<Integer> lost) {
+        java.util.function.Predicate<KnownMembers.Known> homed =
+                row -> lost.contains(StockShards.home(row.member(), shards));
+        return pages(couponId, shards, null, KnownMembers.Source.WALLETS, "", 0, homed)
+                .flatMap(wallets -> pages(couponId, shards, null, KnownMembers.Source.FAILURES, "", wallets, homed))
+                .doOnNext(members -> log.warn(
+                        "coupon {}: shards {} of {} were lost alone; {} members MySQL decided there were put back",
+                        couponId,
+                        lost,
+                        shards,
+                        members))
+                .then();
+    }
+
     private Mono<Long> pages(
             long couponId, int shards, String token, KnownMembers.Source source, String after, long sum) {
-        return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(rows -> {
-            if (rows.isEmpty()) {
+        return pages(couponId, shards, token, source, after, sum, row -> true);
+    }
+
+    private Mono<Long> pages(
+            long couponId,
+            int shards,
+            String token,
+            KnownMembers.Source source,
+            String after,
+            long sum,
+            java.util.function.Predicate<KnownMembers.Known> which) {
+        return blocking.call(() -> source.read(jdbc, couponId, after)).flatMap(all -> {
+            if (all.isEmpty()) {
                 return Mono.just(sum);
             }
-            return (shards > 1 ? writeOnShards(couponId, shards, token, rows) : write(couponId, token, rows))
-                    .flatMap(written -> rows.size() < PAGE_SIZE
-                            ? Mono.just(sum + rows.size())
-                            : pages(
-                                    couponId,
-                                    shards,
-                                    token,
-                                    source,
-                                    rows.getLast().member(),
-                                    sum + rows.size()));
+            List<KnownMembers.Known> rows = all.stream().filter(which).toList();
+            Mono<Long> written = rows.isEmpty()
+                    ? Mono.just(0L)
+                    : shards > 1 ? writeOnShards(couponId, shards, token, rows) : write(couponId, token, rows);
+            return written.flatMap(added -> all.size() < PAGE_SIZE
+                    ? Mono.just(sum + rows.size())
+                    : pages(couponId, shards, token, source, all.getLast().member(), sum + rows.size(), which));
         });
     }
 
-    /** One page on the members' home shards: each shard's part in one step, the lock renewed before each. */
+    /**
+     * One page on the members' home shards: each shard's part in one step, the lock renewed before each (when one is
+     * held).
+     */
     private Mono<Long> writeOnShards(long couponId, int shards, String token, List<KnownMembers.Known> rows) {
         java.util.Map<Integer, List<String>> byShard = new java.util.TreeMap<>();
         for (KnownMembers.Known row : rows) {
@@ -161,12 +191,14 @@ public class MemberRestore {
         return Flux.fromIterable(byShard.entrySet())
                 .concatMap(shard -> {
                     String tag = StockShards.tag(couponId, shards, shard.getKey());
-                    return redis.execute(
-                                    RENEW,
-                                    List.of(CouponKeys.restoring(couponId)),
-                                    List.of(token, Long.toString(LOCK_TTL.toMillis())))
-                            .next()
-                            .flatMap(held -> held == 1
+                    Mono<Long> lock = token == null
+                            ? Mono.just(1L) // a put-back of shards lost alone holds no lock (putBack)
+                            : redis.execute(
+                                            RENEW,
+                                            List.of(CouponKeys.restoring(couponId)),
+                                            List.of(token, Long.toString(LOCK_TTL.toMillis())))
+                                    .next();
+                    return lock.flatMap(held -> held == 1
                                     ? redis.execute(
                                                     SHARD_PAGE,
                                                     List.of(

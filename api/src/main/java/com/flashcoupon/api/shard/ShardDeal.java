@@ -7,6 +7,9 @@ import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -68,15 +71,38 @@ public final class ShardDeal {
      *       whichever is more: shard i gets {@code free / K}, one more for the first {@code free mod K}. A new event's
      *       shares are thus {@code total / K}, as always;
      *   <li>when a shard of the count was fully dealt before ({@code dealt}), the shard was lost with its primary while
-     *       others kept theirs: only its members back, no free stock, since what it held is not known. Never more than
-     *       N; what it held is not admitted again.
+     *       others kept theirs: only its members back (written back first, by {@code putBack}), no free stock, since
+     *       what it held is not known. Never more than N; what it held is not admitted again.
      * </ul>
      */
     public Mono<Void> init(long couponId, int shards, int total, long floor, Settings settings) {
+        return init(couponId, shards, total, floor, settings, lost -> Mono.empty(), false);
+    }
+
+    /**
+     * As above; {@code putBack} first writes back the members MySQL decided whose home is one of the shards lost alone
+     * (their places are then kept: asking again answers them as before), and the shards are read again. {@code
+     * metaRestored}: mirror.lua has just written the meta again after a loss (or for a new event), so its base is set
+     * here, once: the floor less the members put back on every shard (mirror.lua counted shard 0's alone).
+     */
+    public Mono<Void> init(
+            long couponId,
+            int shards,
+            int total,
+            long floor,
+            Settings settings,
+            Function<Set<Integer>, Mono<Void>> putBack,
+            boolean metaRestored) {
         String[] tags = stock.tags(couponId, shards);
-        return Flux.range(0, shards)
+        Mono<List<List<Object>>> read = Flux.range(0, shards)
                 .concatMap(shard -> redis.eval(RESTORED, restoredKeys(tags[shard]), Long.toString(floor)))
-                .collectList()
+                .collectList();
+        return read.flatMap(found -> {
+                    Set<Integer> lost = lostAlone(found, shards);
+                    return lost.isEmpty()
+                            ? Mono.just(found)
+                            : putBack.apply(lost).then(read);
+                })
                 .flatMap(found -> {
                     long[] shares = shares(found, shards, total, floor);
                     // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it
@@ -89,27 +115,42 @@ public final class ShardDeal {
                                             .concatMap(shard ->
                                                     initOne(tags, shard, shards, total, shares[shard], settings, null))
                                             .thenMany(Flux.range(0, shards)
-                                                    .concatMap(shard ->
-                                                            dealt(couponId, tags, shard, shards, floor, found)))
+                                                    .concatMap(shard -> dealt(
+                                                            couponId, tags, shard, shards, floor, found, metaRestored)))
                                             .then());
                 });
     }
 
-    /**
-     * Marks one shard dealt for the count; on shard 0, after a deal from what MySQL knows, the meta's base too: the
-     * floor less the members put back (mirror.lua counted shard 0's alone).
-     */
+    /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
     private Mono<List<Object>> dealt(
-            long couponId, String[] tags, int shard, int shards, long floor, List<List<Object>> found) {
+            long couponId,
+            String[] tags,
+            int shard,
+            int shards,
+            long floor,
+            List<List<Object>> found,
+            boolean metaRestored) {
         long back = found.stream().mapToLong(reply -> number(reply, 1)).sum();
-        boolean restored = shard == 0 && !dealtBefore(found, shards) && (floor > 0 || back > 0);
-        return restored
+        return shard == 0 && metaRestored
                 ? redis.eval(
                         DEALT,
                         new String[] {StockShards.stock(tags[0]), CouponKeys.meta(couponId)},
                         Integer.toString(shards),
                         Long.toString(Math.max(0, floor - back)))
                 : redis.eval(DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards));
+    }
+
+    /** The shards without a share after a deal of this count completed: lost alone (see {@link #init}). */
+    private static Set<Integer> lostAlone(List<List<Object>> found, int shards) {
+        Set<Integer> lost = new TreeSet<>();
+        if (dealtBefore(found, shards)) {
+            for (int shard = 0; shard < shards; shard++) {
+                if (number(found.get(shard), 0) == 0) {
+                    lost.add(shard);
+                }
+            }
+        }
+        return lost;
     }
 
     private static boolean dealtBefore(List<List<Object>> found, int shards) {
@@ -177,8 +218,14 @@ public final class ShardDeal {
         return Flux.range(0, shards)
                 .concatMap(shard -> redis.eval(
                         RESET,
-                        new String[] {StockShards.stock(tags[shard]), StockShards.queue(tags[shard])},
-                        Long.toString(version)))
+                        new String[] {
+                            StockShards.stock(tags[shard]),
+                            StockShards.queue(tags[shard]),
+                            StockShards.eligible(tags[shard]),
+                            StockShards.eligibleVersion(tags[shard])
+                        },
+                        Long.toString(version),
+                        Integer.toString(shards)))
                 .filter(reply -> number(reply, 0) == 0)
                 .count();
     }

@@ -2,6 +2,8 @@ package com.flashcoupon.api.shard;
 
 import com.flashcoupon.db.Coupon;
 import java.time.Clock;
+import java.util.Set;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.stereotype.Component;
@@ -31,6 +33,16 @@ public class ShardMirror {
 
     /** {@code gate}: the gate's settings as mirror.lua took them (GateSettings.mirrorArg). */
     public Mono<Void> deal(Coupon coupon, String gate) {
+        return deal(coupon, gate, lost -> Mono.empty(), false);
+    }
+
+    /**
+     * As above; {@code putBack} writes back the members MySQL decided whose home is one of the shards a deal found lost
+     * alone ({@link ShardDeal#init}); {@code metaRestored}: mirror.lua has just written the meta anew (a restore, or a new
+     * event).
+     */
+    public Mono<Void> deal(
+            Coupon coupon, String gate, Function<Set<Integer>, Mono<Void>> putBack, boolean metaRestored) {
         if (coupon.retired()) {
             return Mono.empty();
         }
@@ -63,7 +75,9 @@ public class ShardMirror {
                                                 shards,
                                                 coupon.totalQuantity(),
                                                 floor(coupon),
-                                                settings(coupon, gate))
+                                                settings(coupon, gate),
+                                                putBack,
+                                                metaRestored)
                                 : Mono.empty());
     }
 

@@ -31,7 +31,8 @@ public final class ShardOrder {
      * A batch in admission-time order; {@code horizon} the earliest shard clock it was read under, {@code waiting} the
      * entries read that come after it (published by a later batch); and, over every shard when read, the members
      * published ({@code cursor}: the cursors' sum), admitted, done, refused as sold out, and transfers in escrow; and
-     * each shard's admitted and its clock (µs) when read.
+     * each shard's admitted and its clock (µs) when read; and {@code back}, the members a restore's base counted that
+     * came back into their shard's queue since (shard_results.lua), over every shard.
      */
     public record Batch(
             List<Entry> entries,
@@ -43,7 +44,8 @@ public final class ShardOrder {
             long soldOut,
             long escrowed,
             long[] admittedByShard,
-            long[] clockByShard) {
+            long[] clockByShard,
+            long back) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -142,7 +144,8 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::soldOut).sum(),
                             peeks.stream().mapToLong(Peek::escrowed).sum(),
                             peeks.stream().mapToLong(Peek::admitted).toArray(),
-                            peeks.stream().mapToLong(Peek::now).toArray());
+                            peeks.stream().mapToLong(Peek::now).toArray(),
+                            peeks.stream().mapToLong(Peek::back).sum());
                 });
     }
 
@@ -161,7 +164,8 @@ public final class ShardOrder {
                 batch.soldOut(),
                 batch.escrowed(),
                 batch.admittedByShard(),
-                batch.clockByShard());
+                batch.clockByShard(),
+                batch.back());
     }
 
     /**
@@ -182,11 +186,18 @@ public final class ShardOrder {
     }
 
     private record Peek(
-            long now, long cursor, long admitted, long done, long soldOut, long escrowed, List<Entry> entries) {}
+            long now,
+            long cursor,
+            long admitted,
+            long done,
+            long soldOut,
+            long escrowed,
+            long back,
+            List<Entry> entries) {}
 
     private static Peek peeked(int shard, List<Object> reply) {
         List<Entry> entries = new ArrayList<>();
-        for (int i = 6; i + 2 < reply.size(); i += 3) {
+        for (int i = 7; i + 2 < reply.size(); i += 3) {
             entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
         }
         return new Peek(
@@ -196,6 +207,7 @@ public final class ShardOrder {
                 number(reply, 3),
                 number(reply, 4),
                 number(reply, 5),
+                number(reply, 6),
                 entries);
     }
 }

@@ -110,6 +110,8 @@ class EligibilityApiTest extends ApiTestBase {
 
         assertThat(redis.opsForZSet().range(CouponKeys.queue(id), 0, -1))
                 .containsExactlyInAnyOrder("m-1", "m-2", "m-3");
+        // the list stays: the load's set expired if its loader died, the list it became does not
+        assertThat(redis.getExpire(CouponKeys.eligible(id))).isEqualTo(-1L);
         assertThat(redis.opsForValue().get(CouponKeys.seq(id))).isEqualTo("3");
         Map<?, ?> view = eligibility(id);
         assertThat(view.get("listCount")).isEqualTo(3);

@@ -15,6 +15,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 /**
  * The deal after Redis lost an event of K > 1 stock shards (docs/architecture.md, "Stock shards"), against a real
@@ -85,7 +86,7 @@ class ShardLossDealTest {
             sync.hset(StockShards.result(tags[home]), member, "I:" + (i + 1));
         }
         stock.deal()
-                .init(coupon, SHARDS, 30, 12, ShardDeal.Settings.open(1_000))
+                .init(coupon, SHARDS, 30, 12, ShardDeal.Settings.open(1_000), lost -> Mono.empty(), true)
                 .block();
 
         // free: 30 less the 12 MySQL knows taken, 6 a shard, on top of each shard's members back

@@ -33,15 +33,6 @@ class ResultStore {
     static final RedisScript<List> SHARD_RESULTS = RedisScript.of(
             LuaScripts.text("scripts/write_latency.lua") + LuaScripts.text("scripts/shard_results.lua"), List.class);
 
-    /** The meta's base less the members put back (never below 0), while the meta exists. */
-    private static final RedisScript<Long> LEAVE_BASE = RedisScript.of("""
-            local base = tonumber(redis.call('HGET', KEYS[1], 'base') or '0')
-            if base > 0 then
-              redis.call('HSET', KEYS[1], 'base', math.max(0, base - tonumber(ARGV[1])))
-            end
-            return 1
-            """, Long.class);
-
     private final StringRedisTemplate redis;
     private final LongToIntFunction shardsOf;
 
@@ -132,7 +123,6 @@ class ResultStore {
             byHome.computeIfAbsent(0, home -> new ArrayList<>());
         }
         long added = 0;
-        long back = 0;
         for (Map.Entry<Integer, List<Decision>> shard : byHome.entrySet()) {
             String tag = StockShards.tag(couponId, count, shard.getKey());
             List<String> args = new ArrayList<>(shard.getValue().size() * 2 + 2);
@@ -156,11 +146,6 @@ class ResultStore {
                             StockShards.cursor(tag)),
                     args.toArray(Object[]::new));
             added += number(written, 0);
-            back += number(written, 1);
-        }
-        if (back > 0) {
-            // members a Redis loss took that are back in their shard's queue: no longer in the base, counted once
-            redis.execute(LEAVE_BASE, List.of(CouponKeys.meta(couponId)), Long.toString(back));
         }
         return added;
     }

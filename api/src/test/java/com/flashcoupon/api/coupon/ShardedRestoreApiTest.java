@@ -1,0 +1,165 @@
+package com.flashcoupon.api.coupon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.ApiTestBase;
+import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.StockShards;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.test.context.TestPropertySource;
+
+/**
+ * Redis losing an event of several stock shards, through the api against real Redis and MySQL (docs/architecture.md,
+ * "Stock shards"): lost whole, every member MySQL decided is answered as before on their home shard, and only the stock
+ * MySQL does not know taken is admitted again; one shard lost alone gets its decided members back and no free stock,
+ * so the event never admits more than N.
+ */
+@ApiTest
+@TestPropertySource(properties = "coupon.shards.max-served=6")
+class ShardedRestoreApiTest extends ApiTestBase {
+
+    private static final int SHARDS = 3;
+
+    private final StringRedisTemplate redis = TestEnvironment.redis();
+
+    private long openEvent(int total) {
+        Map<String, Object> body = new HashMap<>(Map.of(
+                "name",
+                "Sharded restore",
+                "totalQuantity",
+                total,
+                "openAt",
+                Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.SECONDS).toString(),
+                "issueRatePerSecond",
+                1,
+                "validDays",
+                30,
+                "stockShards",
+                SHARDS));
+        return createCoupon(body);
+    }
+
+    /** A member at home on {@code shard}. */
+    private static String homedAt(int shard) {
+        while (true) {
+            String member = "m-" + UUID.randomUUID();
+            if (StockShards.home(member, SHARDS) == shard) {
+                return member;
+            }
+        }
+    }
+
+    private void issued(long couponId, String member, long sequence) {
+        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                        + " VALUES (?, ?, ?, NOW(3), NOW(3) + INTERVAL 30 DAY)")
+                .params(couponId, member, sequence)
+                .update();
+        jdbc.sql("UPDATE coupon SET issued_count = issued_count + 1 WHERE id = ?")
+                .param(couponId)
+                .update();
+    }
+
+    private void published(long couponId, long published) {
+        jdbc.sql("UPDATE coupon SET published_count = ?, admitted_seen_count = ? WHERE id = ?")
+                .params(published, published, couponId)
+                .update();
+    }
+
+    private List<String> shardKeys(long couponId, int shard) {
+        return StockShards.state(StockShards.tag(couponId, SHARDS, shard), shard);
+    }
+
+    private long cap(long couponId, int shard) {
+        String stock = StockShards.stock(StockShards.tag(couponId, SHARDS, shard));
+        Object share = redis.opsForHash().get(stock, "share");
+        Object moved = redis.opsForHash().get(stock, "moved");
+        return Long.parseLong((String) share) + (moved == null ? 0 : Long.parseLong((String) moved));
+    }
+
+    private void expectIssued(long couponId, String member) {
+        requestCoupon(couponId, member)
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED");
+    }
+
+    @Test
+    void shouldAnswerEveryDecidedMemberOnTheirHomeShardAndAdmitOnlyWhatMySqlDoesNotKnowTaken() {
+        long id = openEvent(12);
+        List<String> decided = List.of(homedAt(0), homedAt(1), homedAt(2));
+        for (int i = 0; i < decided.size(); i++) {
+            issued(id, decided.get(i), i + 1);
+        }
+        // six published: three decided, three in Kafka, undecided, when Redis lost the event whole
+        published(id, 6);
+        List<String> lost = new ArrayList<>(CouponKeys.state(id));
+        for (int shard = 0; shard < SHARDS; shard++) {
+            lost.addAll(shardKeys(id, shard));
+        }
+        redis.delete(lost);
+
+        for (String member : decided) {
+            expectIssued(id, member);
+        }
+        int admitted = 0;
+        for (int i = 0; i < 12; i++) {
+            int status = requestCoupon(id, "n-" + i + "-" + UUID.randomUUID())
+                    .returnResult(String.class)
+                    .getStatus()
+                    .value();
+            assertThat(status).isIn(202, 409);
+            admitted += status == 202 ? 1 : 0;
+        }
+        assertThat(admitted).as("12 less the six MySQL knows taken").isEqualTo(6);
+        assertThat(redis.opsForHash().get(CouponKeys.meta(id), "base")).isEqualTo("3");
+        for (String member : decided) {
+            expectIssued(id, member);
+        }
+    }
+
+    @Test
+    void shouldPutADecidedMemberBackOnAShardLostAloneAndGiveItNoFreeStock() {
+        long id = openEvent(30);
+        String onOne = homedAt(1);
+        requestCoupon(id, onOne).expectStatus().isAccepted();
+        List<String> elsewhere = List.of(homedAt(0), homedAt(2), homedAt(0));
+        for (String member : elsewhere) {
+            requestCoupon(id, member).expectStatus().isAccepted();
+        }
+        issued(id, onOne, 1);
+        published(id, 4);
+        long keptCaps = cap(id, 0) + cap(id, 2);
+
+        // shard 1 lost with its primary; shards 0 and 2 kept theirs
+        redis.delete(shardKeys(id, 1));
+
+        expectIssued(id, onOne);
+        assertThat(cap(id, 1)).as("its decided member back, no free stock").isEqualTo(1);
+        int admitted = 0;
+        for (int i = 0; i < 40; i++) {
+            if (requestCoupon(id, "n-" + i + "-" + UUID.randomUUID())
+                            .returnResult(String.class)
+                            .getStatus()
+                            .value()
+                    == 202) {
+                admitted++;
+            }
+        }
+        assertThat(admitted + elsewhere.size())
+                .as("never more than the caps shards 0 and 2 kept")
+                .isEqualTo(keptCaps);
+        expectIssued(id, onOne);
+    }
+}
