@@ -58,20 +58,8 @@ if lost then
   local published = math.max(tonumber(ARGV[7]), queued, tonumber(top[2] or '0'))
   redis.call('HSET', KEYS[1], 'base', published - queued)
   redis.call('SET', KEYS[3], published)
-  -- The cursor stands at the first member without a result: every decided member (published) has one, and the
-  -- members a recorded draw placed that were never published (restored without one) queue above all of them, so
-  -- the drain publishes those and nothing twice. A binary search over ranks: a few calls for any size.
-  local low, high = 0, queued
-  while low < high do
-    local mid = math.floor((low + high) / 2)
-    local member = redis.call('ZRANGE', KEYS[2], mid, mid)[1]
-    if redis.call('HEXISTS', KEYS[7], member) == 1 then
-      low = mid + 1
-    else
-      high = mid
-    end
-  end
-  redis.call('SET', KEYS[4], low)
+  -- The cursor stands at the first member without a result (decided_cursor.lua, put in front).
+  redis.call('SET', KEYS[4], decided_cursor(KEYS[2], KEYS[7], queued))
   -- Positions count from what is decided: every decided member has its result in the hash.
   redis.call('SET', KEYS[6], redis.call('HLEN', KEYS[7]))
   redis.call('DEL', KEYS[8])

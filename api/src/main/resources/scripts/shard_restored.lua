@@ -3,7 +3,8 @@
 -- that last completed dealt it ('dealt', on every shard once all were dealt). A shard without a share whose queue the
 -- restore filled (members MySQL decided, put back on their home shard) or whose event published admissions before is
 -- made ready first, as mirror.lua does for an event of one shard: its sequence goes on above every sequence handed out
--- before, its cursor stands past the members with a result (all published), and done counts them.
+-- before, its cursor stands past the members with a result (all published: decided_cursor.lua, put in front), and done
+-- counts them.
 -- KEYS: 1 stock, 2 queue, 3 seq, 4 cursor, 5 done, 6 result, 7 the shard's retired mark
 -- ARGV: 1 the floor: admissions MySQL knows were published or decided (its published count, or decided, the higher)
 -- Returns {holds a share (0/1), queued, the count it was last fully dealt for (0: none)}; a retired shard {1, 0, 0}
@@ -19,16 +20,7 @@ if queued > 0 or tonumber(ARGV[1]) > 0 then
   local top = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
   redis.call('SET', KEYS[3], math.max(tonumber(redis.call('GET', KEYS[3]) or '0'), tonumber(ARGV[1]),
     tonumber(top[2] or '0')))
-  local low, high = 0, queued
-  while low < high do
-    local mid = math.floor((low + high) / 2)
-    if redis.call('HEXISTS', KEYS[6], redis.call('ZRANGE', KEYS[2], mid, mid)[1]) == 1 then
-      low = mid + 1
-    else
-      high = mid
-    end
-  end
-  redis.call('SET', KEYS[4], low)
+  redis.call('SET', KEYS[4], decided_cursor(KEYS[2], KEYS[6], queued))
   redis.call('SET', KEYS[5], redis.call('HLEN', KEYS[6]))
 end
 return {0, queued, 0}

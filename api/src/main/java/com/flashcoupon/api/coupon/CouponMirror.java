@@ -33,9 +33,13 @@ import reactor.core.publisher.Mono;
 public class CouponMirror {
 
     private static final Logger log = LoggerFactory.getLogger(CouponMirror.class);
-    /** mirror.lua with the gate's settings' writer in front: one text for the api and the tests that run it. */
-    public static final String MIRROR_TEXT =
-            LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/mirror.lua");
+    /**
+     * mirror.lua with the gate's settings' writer and the restored cursor's search in front: one text for the api and
+     * the tests that run it.
+     */
+    public static final String MIRROR_TEXT = LuaScripts.text("scripts/gate_settings.lua")
+            + LuaScripts.text("scripts/decided_cursor.lua")
+            + LuaScripts.text("scripts/mirror.lua");
 
     private static final RedisScript<Long> MIRROR = RedisScript.of(MIRROR_TEXT, Long.class);
     private static final long RESTORED = 0;

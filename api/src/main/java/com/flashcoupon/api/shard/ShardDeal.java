@@ -38,7 +38,8 @@ public final class ShardDeal {
             LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
 
     static final ScriptConnection.Script COUNT = ShardStock.script("shard_count.lua");
-    static final ScriptConnection.Script RESTORED = ShardStock.script("shard_restored.lua");
+    static final ScriptConnection.Script RESTORED = ScriptConnection.Script.of(
+            LuaScripts.text("scripts/decided_cursor.lua") + LuaScripts.text("scripts/shard_restored.lua"));
     static final ScriptConnection.Script DEALT = ShardStock.script("shard_dealt.lua");
     static final ScriptConnection.Script RESET = ShardStock.script("shard_reset.lua");
 
@@ -105,6 +106,8 @@ public final class ShardDeal {
                 })
                 .flatMap(found -> {
                     long[] shares = shares(found, shards, total, floor);
+                    // the meta's base: what MySQL knows admitted less the members back on every shard
+                    long base = Math.max(0, floor - back(found));
                     // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it
                     // never creates the shards of a count a newer mirror replaced (their tombstones stop it from then
                     // on)
@@ -115,28 +118,21 @@ public final class ShardDeal {
                                             .concatMap(shard ->
                                                     initOne(tags, shard, shards, total, shares[shard], settings, null))
                                             .thenMany(Flux.range(0, shards)
-                                                    .concatMap(shard -> dealt(
-                                                            couponId, tags, shard, shards, floor, found, metaRestored)))
+                                                    .concatMap(shard ->
+                                                            dealt(couponId, tags, shard, shards, base, metaRestored)))
                                             .then());
                 });
     }
 
     /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
     private Mono<List<Object>> dealt(
-            long couponId,
-            String[] tags,
-            int shard,
-            int shards,
-            long floor,
-            List<List<Object>> found,
-            boolean metaRestored) {
-        long back = found.stream().mapToLong(reply -> number(reply, 1)).sum();
+            long couponId, String[] tags, int shard, int shards, long base, boolean metaRestored) {
         return shard == 0 && metaRestored
                 ? redis.eval(
                         DEALT,
                         new String[] {StockShards.stock(tags[0]), CouponKeys.meta(couponId)},
                         Integer.toString(shards),
-                        Long.toString(Math.max(0, floor - back)))
+                        Long.toString(base))
                 : redis.eval(DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards));
     }
 
@@ -157,9 +153,14 @@ public final class ShardDeal {
         return found.stream().anyMatch(reply -> number(reply, 0) == 1 && number(reply, 2) == shards);
     }
 
+    /** The members back in every shard's queue, from shard_restored.lua's replies. */
+    private static long back(List<List<Object>> found) {
+        return found.stream().mapToLong(reply -> number(reply, 1)).sum();
+    }
+
     /** What each shard is dealt, from shard_restored.lua's replies (see {@link #init}). */
     static long[] shares(List<List<Object>> found, int shards, int total, long floor) {
-        long back = found.stream().mapToLong(reply -> number(reply, 1)).sum();
+        long back = back(found);
         long free = dealtBefore(found, shards) ? 0 : Math.max(0, total - Math.max(floor, back));
         long[] shares = new long[shards];
         for (int shard = 0; shard < shards; shard++) {

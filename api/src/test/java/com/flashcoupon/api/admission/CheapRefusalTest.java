@@ -123,15 +123,7 @@ class CheapRefusalTest extends ApiTestBase {
     }
 
     private long rejectedSoldOut(long couponId) {
-        Map<?, ?> view = client().get()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> view = adminGet("/admin/v1/coupons/{id}", couponId);
         return ((Number) ((Map<?, ?>) view.get("stats")).get("rejectedSoldOut")).longValue();
     }
 }

@@ -71,14 +71,6 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         return found;
     }
 
-    private long placed(long id, int shards) {
-        long sum = 0;
-        for (int shard = 0; shard < shards; shard++) {
-            sum += redis.opsForZSet().zCard(StockShards.queue(StockShards.tag(id, shards, shard)));
-        }
-        return sum;
-    }
-
     @Test
     void shouldAdmitExactlyNOfACrowdEachOnTheirHomeShardAndCountEveryShardInThePosition() {
         int shards = 4;
@@ -106,7 +98,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         }
         assertThat(admitted).hasSize(total);
         assertThat(soldOut).isEqualTo(total / 10);
-        assertThat(placed(id, shards)).isEqualTo(total);
+        assertThat(placedOnShards(id, shards)).isEqualTo(total);
         // no stock left, and none in escrow, on any shard
         for (int shard = 0; shard < shards; shard++) {
             String tag = StockShards.tag(id, shards, shard);
@@ -127,7 +119,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
                 .isEqualTo(3)
                 .jsonPath("$.status")
                 .isEqualTo("WAITING");
-        assertThat(placed(id, shards)).isEqualTo(total);
+        assertThat(placedOnShards(id, shards)).isEqualTo(total);
     }
 
     @Autowired
@@ -159,7 +151,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         for (String member : admitted) {
             requestCoupon(id, member).expectStatus().isOk();
         }
-        assertThat(placed(id, shards)).isEqualTo(6);
+        assertThat(placedOnShards(id, shards)).isEqualTo(6);
     }
 
     @Test
@@ -205,7 +197,7 @@ class ShardedAdmissionApiTest extends ApiTestBase {
         untilAsked(id, 4, 0, 2);
         sharded.learn(id, 4);
         untilAsked(id, 4, 3, 2);
-        assertThat(placed(id, 4) + placed(id, 2)).isZero();
+        assertThat(placedOnShards(id, 4) + placedOnShards(id, 2)).isZero();
     }
 
     @Test
@@ -245,14 +237,5 @@ class ShardedAdmissionApiTest extends ApiTestBase {
                 .expectBody()
                 .jsonPath("$.code")
                 .isEqualTo("NOT_OPEN");
-    }
-
-    private static String homedAt(int shards, int shard) {
-        while (true) {
-            String member = member();
-            if (StockShards.home(member, shards) == shard) {
-                return member;
-            }
-        }
     }
 }

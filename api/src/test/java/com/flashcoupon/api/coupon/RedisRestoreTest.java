@@ -25,21 +25,6 @@ class RedisRestoreTest extends ApiTestBase {
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
 
-    /** A wallet as the worker writes it; returns its id. */
-    private long issued(long couponId, String member, long sequence) {
-        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
-                        + " VALUES (?, ?, ?, NOW(3), NOW(3) + INTERVAL 30 DAY)")
-                .params(couponId, member, sequence)
-                .update();
-        jdbc.sql("UPDATE coupon SET issued_count = issued_count + 1 WHERE id = ?")
-                .param(couponId)
-                .update();
-        return jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
-                .params(couponId, member)
-                .query(Long.class)
-                .single();
-    }
-
     private void failed(long couponId, String member, long sequence) {
         jdbc.sql("INSERT INTO coupon_issue_failure (coupon_id, member_id, request_seq, reason, failed_at)"
                         + " VALUES (?, ?, ?, 'SOLD_OUT', NOW(3))")
@@ -47,12 +32,6 @@ class RedisRestoreTest extends ApiTestBase {
                 .update();
         jdbc.sql("UPDATE coupon SET failed_count = failed_count + 1 WHERE id = ?")
                 .param(couponId)
-                .update();
-    }
-
-    private void published(long couponId, long published, long admittedSeen) {
-        jdbc.sql("UPDATE coupon SET published_count = ?, admitted_seen_count = ? WHERE id = ?")
-                .params(published, admittedSeen, couponId)
                 .update();
     }
 
@@ -71,8 +50,8 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldAnswerAnIssuedMember200WithTheirWalletWhenTheyAskAgainAfterTheLoss() {
         long id = createCoupon(10, 1);
-        long wallet = issued(id, "issued-before", 1);
-        published(id, 1, 1);
+        long wallet = issuedInMySql(id, "issued-before", 1);
+        publishedInMySql(id, 1, 1);
         loseRedis(id);
 
         requestCoupon(id, "issued-before")
@@ -95,7 +74,7 @@ class RedisRestoreTest extends ApiTestBase {
     void shouldAnswerAFailedMemberFailedWhenTheyAskAgainAfterTheLoss() {
         long id = createCoupon(10, 1);
         failed(id, "failed-before", 1);
-        published(id, 1, 1);
+        publishedInMySql(id, 1, 1);
         loseRedis(id);
         requestCoupon(id, "somebody-new").expectStatus().isAccepted();
 
@@ -118,10 +97,10 @@ class RedisRestoreTest extends ApiTestBase {
     /** An event of 3 whose whole stock MySQL issued, then Redis lost it; returns its id. */
     private long soldOutByMySqlThenLost() {
         long id = createCoupon(3, 1);
-        issued(id, "a", 1);
-        issued(id, "b", 2);
-        issued(id, "c", 3);
-        published(id, 3, 3);
+        issuedInMySql(id, "a", 1);
+        issuedInMySql(id, "b", 2);
+        issuedInMySql(id, "c", 3);
+        publishedInMySql(id, 3, 3);
         loseRedis(id);
         return id;
     }
@@ -183,10 +162,10 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldKeepTheCapExactAndPublishNothingTwiceWhenMembersAreRestored() {
         long id = createCoupon(6, 1);
-        issued(id, "a", 1);
-        issued(id, "b", 2);
+        issuedInMySql(id, "a", 1);
+        issuedInMySql(id, "b", 2);
         failed(id, "c", 3);
-        published(id, 4, 4); // the fourth is in Kafka, not decided yet
+        publishedInMySql(id, 4, 4); // the fourth is in Kafka, not decided yet
         loseRedis(id);
 
         requestCoupon(id, "new-1")
@@ -217,8 +196,8 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldAnswer503AndAdmitNoKnownMemberWhileAnotherInstanceRestores() {
         long id = createCoupon(10, 1);
-        issued(id, "issued-before", 1);
-        published(id, 1, 1);
+        issuedInMySql(id, "issued-before", 1);
+        publishedInMySql(id, 1, 1);
         loseRedis(id);
         redis.opsForValue().set(CouponKeys.restoring(id), "another-instance", Duration.ofMinutes(1));
 
@@ -234,9 +213,9 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldFinishAHalfRestoreWhenTheNextRequestComes() {
         long id = createCoupon(10, 1);
-        issued(id, "first-page", 1);
-        issued(id, "second-page", 2);
-        published(id, 2, 2);
+        issuedInMySql(id, "first-page", 1);
+        issuedInMySql(id, "second-page", 2);
+        publishedInMySql(id, 2, 2);
         loseRedis(id);
         redis.opsForZSet().add(CouponKeys.queue(id), "first-page", 1);
 
@@ -252,8 +231,8 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldCountTheAdmissionsLostWithRedisForTheOperator() {
         long id = createCoupon(100, 1);
-        issued(id, "a", 1);
-        published(id, 2, 7); // 7 admitted, 2 published: 5 were lost with Redis
+        issuedInMySql(id, "a", 1);
+        publishedInMySql(id, 2, 7); // 7 admitted, 2 published: 5 were lost with Redis
         loseRedis(id);
 
         requestCoupon(id, "after").expectStatus().isAccepted();
@@ -274,7 +253,7 @@ class RedisRestoreTest extends ApiTestBase {
     @Test
     void shouldCountTheAdmissionsLostWithRedisWhenNoneWasDecidedYet() {
         long id = createCoupon(100, 1);
-        published(id, 2, 6);
+        publishedInMySql(id, 2, 6);
         loseRedis(id);
 
         requestCoupon(id, "after")
@@ -338,8 +317,8 @@ class RedisRestoreTest extends ApiTestBase {
         long id = createCoupon(10, 1000);
         requestCoupon(id, "kept").expectStatus().isAccepted();
         requestCoupon(id, "lost").expectStatus().isAccepted();
-        long keptWallet = issued(id, "kept", 1);
-        long lostWallet = issued(id, "lost", 2);
+        long keptWallet = issuedInMySql(id, "kept", 1);
+        long lostWallet = issuedInMySql(id, "lost", 2);
         // the worker recorded both results in Redis; a failover then lost the second (the primary died before its
         // replica had it) after the worker committed its offsets, so nothing writes it again
         redis.opsForHash().put(CouponKeys.result(id), "kept", CouponKeys.ISSUED_PREFIX + keptWallet);
@@ -381,8 +360,8 @@ class RedisRestoreTest extends ApiTestBase {
         long id = createCoupon(2, 1000);
         requestCoupon(id, "settled-kept").expectStatus().isAccepted();
         requestCoupon(id, "settled-lost").expectStatus().isAccepted();
-        long keptWallet = issued(id, "settled-kept", 1);
-        long lostWallet = issued(id, "settled-lost", 2);
+        long keptWallet = issuedInMySql(id, "settled-kept", 1);
+        long lostWallet = issuedInMySql(id, "settled-lost", 2);
         redis.opsForHash().put(CouponKeys.result(id), "settled-kept", CouponKeys.ISSUED_PREFIX + keptWallet);
         redis.opsForHash().put(CouponKeys.result(id), "settled-lost", CouponKeys.ISSUED_PREFIX + lostWallet);
         redis.opsForValue().set(CouponKeys.done(id), "2");
@@ -423,7 +402,7 @@ class RedisRestoreTest extends ApiTestBase {
         // as a restore leaves it: the first admission (sequence 1) counted in base, the member queued again at 7
         redis.opsForHash().put(CouponKeys.meta(id), "base", "1");
         redis.opsForZSet().add(CouponKeys.queue(id), "again", 7);
-        issued(id, "again", 1);
+        issuedInMySql(id, "again", 1);
 
         org.awaitility.Awaitility.await()
                 .atMost(Duration.ofSeconds(30))

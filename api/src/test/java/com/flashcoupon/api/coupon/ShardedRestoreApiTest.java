@@ -49,32 +49,6 @@ class ShardedRestoreApiTest extends ApiTestBase {
         return createCoupon(body);
     }
 
-    /** A member at home on {@code shard}. */
-    private static String homedAt(int shard) {
-        while (true) {
-            String member = "m-" + UUID.randomUUID();
-            if (StockShards.home(member, SHARDS) == shard) {
-                return member;
-            }
-        }
-    }
-
-    private void issued(long couponId, String member, long sequence) {
-        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
-                        + " VALUES (?, ?, ?, NOW(3), NOW(3) + INTERVAL 30 DAY)")
-                .params(couponId, member, sequence)
-                .update();
-        jdbc.sql("UPDATE coupon SET issued_count = issued_count + 1 WHERE id = ?")
-                .param(couponId)
-                .update();
-    }
-
-    private void published(long couponId, long published) {
-        jdbc.sql("UPDATE coupon SET published_count = ?, admitted_seen_count = ? WHERE id = ?")
-                .params(published, published, couponId)
-                .update();
-    }
-
     private List<String> shardKeys(long couponId, int shard) {
         return StockShards.state(StockShards.tag(couponId, SHARDS, shard), shard);
     }
@@ -98,12 +72,12 @@ class ShardedRestoreApiTest extends ApiTestBase {
     @Test
     void shouldAnswerEveryDecidedMemberOnTheirHomeShardAndAdmitOnlyWhatMySqlDoesNotKnowTaken() {
         long id = openEvent(12);
-        List<String> decided = List.of(homedAt(0), homedAt(1), homedAt(2));
+        List<String> decided = List.of(homedAt(SHARDS, 0), homedAt(SHARDS, 1), homedAt(SHARDS, 2));
         for (int i = 0; i < decided.size(); i++) {
-            issued(id, decided.get(i), i + 1);
+            issuedInMySql(id, decided.get(i), i + 1);
         }
         // six published: three decided, three in Kafka, undecided, when Redis lost the event whole
-        published(id, 6);
+        publishedInMySql(id, 6, 6);
         List<String> lost = new ArrayList<>(CouponKeys.state(id));
         for (int shard = 0; shard < SHARDS; shard++) {
             lost.addAll(shardKeys(id, shard));
@@ -132,14 +106,14 @@ class ShardedRestoreApiTest extends ApiTestBase {
     @Test
     void shouldPutADecidedMemberBackOnAShardLostAloneAndGiveItNoFreeStock() {
         long id = openEvent(30);
-        String onOne = homedAt(1);
+        String onOne = homedAt(SHARDS, 1);
         requestCoupon(id, onOne).expectStatus().isAccepted();
-        List<String> elsewhere = List.of(homedAt(0), homedAt(2), homedAt(0));
+        List<String> elsewhere = List.of(homedAt(SHARDS, 0), homedAt(SHARDS, 2), homedAt(SHARDS, 0));
         for (String member : elsewhere) {
             requestCoupon(id, member).expectStatus().isAccepted();
         }
-        issued(id, onOne, 1);
-        published(id, 4);
+        issuedInMySql(id, onOne, 1);
+        publishedInMySql(id, 4, 4);
         long keptCaps = cap(id, 0) + cap(id, 2);
 
         // shard 1 lost with its primary; shards 0 and 2 kept theirs

@@ -57,15 +57,7 @@ class EligibilityApiTest extends ApiTestBase {
     }
 
     private Map<?, ?> eligibility(long id) {
-        return client().get()
-                .uri("/admin/v1/coupons/{id}/eligibility", id)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        return adminGet("/admin/v1/coupons/{id}/eligibility", id);
     }
 
     private WebTestClient.ResponseSpec ask(long id, String token) {

@@ -71,15 +71,7 @@ class GateCountsTest extends ApiTestBase {
     }
 
     private long figure(long id, String field, String rule) {
-        Map<?, ?> view = client().get()
-                .uri("/admin/v1/coupons/{id}/eligibility", id)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> view = adminGet("/admin/v1/coupons/{id}/eligibility", id);
         return ((Number) ((Map<?, ?>) view.get(field)).get(rule)).longValue();
     }
 

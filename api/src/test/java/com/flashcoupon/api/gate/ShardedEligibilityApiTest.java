@@ -109,15 +109,7 @@ class ShardedEligibilityApiTest extends ApiTestBase {
     }
 
     private long figure(long id, String field, String rule) {
-        Map<?, ?> view = client().get()
-                .uri("/admin/v1/coupons/{id}/eligibility", id)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> view = adminGet("/admin/v1/coupons/{id}/eligibility", id);
         return ((Number) ((Map<?, ?>) view.get(field)).get(rule)).longValue();
     }
 
@@ -163,14 +155,6 @@ class ShardedEligibilityApiTest extends ApiTestBase {
         }
     }
 
-    private long placed(long id, int shards) {
-        long sum = 0;
-        for (int shard = 0; shard < shards; shard++) {
-            sum += redis.opsForZSet().zCard(StockShards.queue(StockShards.tag(id, shards, shard)));
-        }
-        return sum;
-    }
-
     @Test
     void shouldAdmitExactlyTheListedMembersOnEveryShardAndCountTheRefusalsOfAll() {
         int shards = 4;
@@ -196,7 +180,7 @@ class ShardedEligibilityApiTest extends ApiTestBase {
         }
         expectProblem(ask(id, strangers.get(3)), 403, "NOT_ELIGIBLE");
 
-        assertThat(placed(id, shards)).isEqualTo(listed.size());
+        assertThat(placedOnShards(id, shards)).isEqualTo(listed.size());
         assertThat(figure(id, "refused", "list")).isEqualTo(strangers.size() + 1);
     }
 
@@ -247,7 +231,7 @@ class ShardedEligibilityApiTest extends ApiTestBase {
         for (String member : listed) {
             ask(id, member).expectStatus().isAccepted();
         }
-        assertThat(placed(id, 4)).isEqualTo(listed.size());
+        assertThat(placedOnShards(id, 4)).isEqualTo(listed.size());
     }
 
     @Test

@@ -156,15 +156,7 @@ class NonCanonicalIdTest extends ApiTestBase {
     }
 
     private Map<?, ?> adminView() {
-        Map<?, ?> view = client().get()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
-                .exchange()
-                .expectStatus()
-                .isOk()
-                .expectBody(Map.class)
-                .returnResult()
-                .getResponseBody();
+        Map<?, ?> view = adminGet("/admin/v1/coupons/{id}", couponId);
         return Map.of("status", view.get("status"), "issueRatePerSecond", view.get("issueRatePerSecond"));
     }
 }

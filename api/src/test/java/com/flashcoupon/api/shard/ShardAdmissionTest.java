@@ -2,16 +2,10 @@ package com.flashcoupon.api.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,29 +13,10 @@ import org.junit.jupiter.api.Test;
  * (shard_admit.lua, against a real Redis): the announcement, the window, the rate limits, the gate's claims and human
  * check, and the event's shard count; a refusal writes no place on any shard.
  */
-class ShardAdmissionTest {
+class ShardAdmissionTest extends ShardRedisTestBase {
 
     private static final int SHARDS = 4;
     private static final long HOUR = 3_600_000;
-
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static RedisCommands<String, String> sync;
-    private static ShardStock stock;
-
-    @BeforeAll
-    static void connect() {
-        client = RedisClient.create(TestEnvironment.REDIS_URL);
-        connection = client.connect();
-        sync = connection.sync();
-        stock = new ShardStock(new LettuceShardRedis(connection.async()));
-    }
-
-    @AfterAll
-    static void close() {
-        connection.close();
-        client.shutdown();
-    }
 
     private static long now() {
         return System.currentTimeMillis();

@@ -2,18 +2,12 @@ package com.flashcoupon.api.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
 
@@ -24,28 +18,9 @@ import reactor.core.publisher.Mono;
  * one handed out, cursor past the members decided, done counting them); a shard lost alone beside others that kept
  * theirs gets no free stock, so the caps never sum to more than N.
  */
-class ShardLossDealTest {
+class ShardLossDealTest extends ShardRedisTestBase {
 
     private static final int SHARDS = 3;
-
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static RedisCommands<String, String> sync;
-    private static ShardStock stock;
-
-    @BeforeAll
-    static void connect() {
-        client = RedisClient.create(TestEnvironment.REDIS_URL);
-        connection = client.connect();
-        sync = connection.sync();
-        stock = new ShardStock(new LettuceShardRedis(connection.async()));
-    }
-
-    @AfterAll
-    static void close() {
-        connection.close();
-        client.shutdown();
-    }
 
     private static long caps(long coupon) {
         return ShardStockTest.capsInAll(stock.look(coupon, SHARDS).block());

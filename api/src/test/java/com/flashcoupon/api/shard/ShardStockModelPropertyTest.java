@@ -2,18 +2,13 @@ package com.flashcoupon.api.shard;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
 import java.util.stream.LongStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,22 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * exactly when it has none; a member asking again gets their first sequence; the caps never sum to more than N, and
  * to exactly N once transfers are recovered.
  */
-class ShardStockModelPropertyTest {
-
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-
-    @BeforeAll
-    static void connect() {
-        client = RedisClient.create(TestEnvironment.REDIS_URL);
-        connection = client.connect();
-    }
-
-    @AfterAll
-    static void close() {
-        connection.close();
-        client.shutdown();
-    }
+class ShardStockModelPropertyTest extends ShardRedisTestBase {
 
     static LongStream seeds() {
         return LongStream.range(1, 41);

@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.StockShards;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 
@@ -22,24 +19,7 @@ import reactor.core.publisher.Flux;
  * crowd larger than N, none left on any shard, one per member across shards, and nothing lost or counted twice when an
  * instance dies in the middle of a transfer.
  */
-class ShardStockTest {
-
-    private static RedisClient client;
-    private static StatefulRedisConnection<String, String> connection;
-    private static ShardStock stock;
-
-    @BeforeAll
-    static void connect() {
-        client = RedisClient.create(TestEnvironment.REDIS_URL);
-        connection = client.connect();
-        stock = new ShardStock(new LettuceShardRedis(connection.async()));
-    }
-
-    @AfterAll
-    static void close() {
-        connection.close();
-        client.shutdown();
-    }
+class ShardStockTest extends ShardRedisTestBase {
 
     /** An event id of this run's own, far from the other tests' (and below the warm-ups'). */
     static long newCoupon() {
@@ -79,7 +59,7 @@ class ShardStockTest {
 
         // every admitted member is in their home shard's queue, and only there
         String[] tags = stock.tags(coupon, shards);
-        var sync = connection.sync();
+
         for (String member : crowd) {
             int home = StockShards.home(member, shards);
             for (int shard = 0; shard < shards; shard++) {

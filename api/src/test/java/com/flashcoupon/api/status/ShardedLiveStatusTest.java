@@ -14,7 +14,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -43,15 +42,6 @@ class ShardedLiveStatusTest extends ApiTestBase {
                 .until(condition::getAsBoolean);
     }
 
-    private static String homedAt(int shard) {
-        while (true) {
-            String member = "m-" + UUID.randomUUID();
-            if (StockShards.home(member, SHARDS) == shard) {
-                return member;
-            }
-        }
-    }
-
     /** What the worker writes for a member: their result and the done count, on their home shard. */
     private void decide(long id, String member, String result) {
         String tag = StockShards.tag(id, SHARDS, StockShards.home(member, SHARDS));
@@ -74,8 +64,8 @@ class ShardedLiveStatusTest extends ApiTestBase {
                 30,
                 "stockShards",
                 SHARDS));
-        List<String> ahead = new ArrayList<>(List.of(homedAt(0), homedAt(1), homedAt(2)));
-        String live = homedAt(2);
+        List<String> ahead = new ArrayList<>(List.of(homedAt(SHARDS, 0), homedAt(SHARDS, 1), homedAt(SHARDS, 2)));
+        String live = homedAt(SHARDS, 2);
         for (String member : ahead) {
             requestCoupon(id, member).expectStatus().isAccepted();
         }

@@ -1,11 +1,13 @@
 package com.flashcoupon.api.support;
 
+import com.flashcoupon.contract.StockShards;
 import com.flashcoupon.db.TestDatabase;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.UUID;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -138,5 +140,62 @@ public abstract class ApiTestBase {
                 .uri("/api/v1/coupons/{id}/issue-requests", couponId)
                 .header("Authorization", "Bearer " + TestEnvironment.memberToken(memberId))
                 .exchange();
+    }
+
+    /** {@code GET} an admin path as an operator, expecting 200: the answer's JSON object. */
+    protected Map<?, ?> adminGet(String uri, Object... variables) {
+        return client().get()
+                .uri(uri, variables)
+                .header("Authorization", "Bearer " + TestEnvironment.adminToken())
+                .exchange()
+                .expectStatus()
+                .isOk()
+                .expectBody(Map.class)
+                .returnResult()
+                .getResponseBody();
+    }
+
+    /** A new member id whose home is {@code shard} of an event of {@code shards} stock shards. */
+    protected static String homedAt(int shards, int shard) {
+        while (true) {
+            String member = "m-" + UUID.randomUUID();
+            if (StockShards.home(member, shards) == shard) {
+                return member;
+            }
+        }
+    }
+
+    /** The places in every shard's queue of an event of {@code shards} stock shards, as Redis holds them. */
+    protected static long placedOnShards(long couponId, int shards) {
+        long sum = 0;
+        for (int shard = 0; shard < shards; shard++) {
+            Long queued = TestEnvironment.redis()
+                    .opsForZSet()
+                    .zCard(StockShards.queue(StockShards.tag(couponId, shards, shard)));
+            sum += queued == null ? 0 : queued;
+        }
+        return sum;
+    }
+
+    /** A wallet written into MySQL as the worker writes it, with the event's issued count; returns its id. */
+    protected long issuedInMySql(long couponId, String member, long sequence) {
+        jdbc.sql("INSERT INTO coupon_wallet (coupon_id, member_id, request_seq, issued_at, expires_at)"
+                        + " VALUES (?, ?, ?, NOW(3), NOW(3) + INTERVAL 30 DAY)")
+                .params(couponId, member, sequence)
+                .update();
+        jdbc.sql("UPDATE coupon SET issued_count = issued_count + 1 WHERE id = ?")
+                .param(couponId)
+                .update();
+        return jdbc.sql("SELECT id FROM coupon_wallet WHERE coupon_id = ? AND member_id = ?")
+                .params(couponId, member)
+                .query(Long.class)
+                .single();
+    }
+
+    /** The event's published and admitted-seen counts in MySQL, as the drainer records them. */
+    protected void publishedInMySql(long couponId, long published, long admittedSeen) {
+        jdbc.sql("UPDATE coupon SET published_count = ?, admitted_seen_count = ? WHERE id = ?")
+                .params(published, admittedSeen, couponId)
+                .update();
     }
 }
