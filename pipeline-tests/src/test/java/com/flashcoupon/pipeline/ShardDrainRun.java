@@ -98,7 +98,8 @@ final class ShardDrainRun {
         int wrong = 0;
         for (int i = 0; i < published.size(); i += Math.max(1, published.size() / 50)) {
             ShardOrder.Entry entry = published.get(i);
-            long ahead = positions.ahead(coupon, shards, entry.time()).block();
+            long ahead =
+                    positions.ahead(coupon, shards, entry.shard(), entry.time()).block();
             if (ahead != place.get(entry.member())) {
                 wrong++;
             }

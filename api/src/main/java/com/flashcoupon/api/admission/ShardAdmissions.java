@@ -121,7 +121,7 @@ class ShardAdmissions {
             long couponId, int shards, ShardStock.Result result, Admission.Outcome outcome, long gateWould) {
         Mono<ShardPositions.Place> place = outcome == Admission.Outcome.ADMITTED
                 ? positions.admitted(couponId, shards, result.shard(), result.detail(), result.time())
-                : positions.place(couponId, shards, result.time());
+                : positions.place(couponId, shards, result.shard(), result.time());
         return place.map(
                 found -> new Admission(outcome, found.ahead() + 1, found.done(), result.rate(), "", gateWould));
     }

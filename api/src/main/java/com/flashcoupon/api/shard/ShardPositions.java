@@ -66,14 +66,18 @@ public final class ShardPositions {
         this.stock = stock;
     }
 
-    /** How many members were admitted before {@code time} (us) on all the event's shards together. */
-    public Mono<Long> ahead(long couponId, int shards, long time) {
-        return place(couponId, shards, time).map(Place::ahead);
+    /**
+     * How many members are published before one admitted on {@code home} at {@code time} (us), on all the event's shards
+     * together.
+     */
+    public Mono<Long> ahead(long couponId, int shards, int home, long time) {
+        return place(couponId, shards, home, time).map(Place::ahead);
     }
 
     /** The member's request as their home shard has it, with their place across shards while they wait. */
     public Mono<Standing> standing(long couponId, int shards, String memberId) {
-        String tag = stock.tags(couponId, shards)[StockShards.home(memberId, shards)];
+        int home = StockShards.home(memberId, shards);
+        String tag = stock.tags(couponId, shards)[home];
         return redis.eval(
                         STATUS,
                         new String[] {StockShards.queue(tag), StockShards.times(tag), StockShards.result(tag)},
@@ -84,20 +88,26 @@ public final class ShardPositions {
                     }
                     String result = text(reply, 2);
                     return result.isEmpty()
-                            ? place(couponId, shards, number(reply, 1)).map(place -> new Standing(true, "", place))
+                            ? place(couponId, shards, home, number(reply, 1))
+                                    .map(place -> new Standing(true, "", place))
                             : Mono.just(new Standing(true, result, new Place(0, 0)));
                 });
     }
 
-    /** The members admitted before {@code time} (us) and the members done, on all the event's shards together. */
-    public Mono<Place> place(long couponId, int shards, long time) {
+    /**
+     * The members published before one admitted on {@code home} at {@code time} (us), and the members done, on all the
+     * event's shards together. The drainer publishes admissions of the same microsecond on two shards lower shard first
+     * ({@link ShardOrder}): a shard below {@code home} counts those of {@code time} too.
+     */
+    public Mono<Place> place(long couponId, int shards, int home, long time) {
         exactReads.incrementAndGet();
         String[] tags = stock.tags(couponId, shards);
         return Flux.range(0, shards)
                 .flatMap(shard -> redis.eval(
                         AHEAD,
                         new String[] {StockShards.times(tags[shard]), StockShards.done(tags[shard])},
-                        Long.toString(time)))
+                        Long.toString(time),
+                        shard < home ? "1" : "0"))
                 .reduce(
                         new Place(0, 0),
                         (sum, reply) -> new Place(sum.ahead() + number(reply, 0), sum.done() + number(reply, 2)));
@@ -111,7 +121,7 @@ public final class ShardPositions {
         Seen event = saw(couponId, shards, home, before + 1, time);
         long done = event.done.get();
         if (done < 0) {
-            return place(couponId, shards, time);
+            return place(couponId, shards, home, time);
         }
         long ahead = before;
         for (int shard = 0; shard < shards; shard++) {
@@ -120,7 +130,7 @@ public final class ShardPositions {
             }
             Sight sight = event.shards[shard];
             if (sight == null || Math.abs(sight.at() - time) > FRESH_MICROS) {
-                return place(couponId, shards, time);
+                return place(couponId, shards, home, time);
             }
             ahead += sight.admitted();
         }

@@ -291,4 +291,35 @@ class ShardStockTest extends ShardRedisTestBase {
             clients.forEach(RedisClient::shutdown);
         }
     }
+
+    /**
+     * Primaries that share a clock (a cluster on one machine, or clocks in step) can admit two members in the same
+     * microsecond: the drainer publishes the lower shard first, and each one's position counts exactly the members
+     * published before it (a position read counted neither of them ahead of the other before).
+     */
+    @Test
+    void shouldPlaceAdmissionsOfOneMicrosecondOnSeveralShardsInTheOrderTheyArePublished() {
+        long coupon = newCoupon();
+        int shards = 3;
+        stock.deal().init(coupon, shards, 10).block();
+        String[] tags = stock.tags(coupon, shards);
+        for (int shard = shards - 1; shard >= 0; shard--) {
+            String member = "same-us-" + shard;
+            sync.zadd(StockShards.queue(tags[shard]), 1, member);
+            sync.zadd(StockShards.times(tags[shard]), 1_000_000, member);
+        }
+        var redis = new LettuceShardRedis(connection.async());
+        ShardOrder.Batch batch =
+                new ShardOrder(redis, stock).next(coupon, shards, 10).block();
+        assertThat(batch.entries()).extracting(ShardOrder.Entry::shard).containsExactly(0, 1, 2);
+        var positions = new ShardPositions(redis, stock);
+        for (int i = 0; i < batch.entries().size(); i++) {
+            ShardOrder.Entry entry = batch.entries().get(i);
+            assertThat(positions
+                            .ahead(coupon, shards, entry.shard(), entry.time())
+                            .block())
+                    .as("members published before shard %d's", entry.shard())
+                    .isEqualTo(i);
+        }
+    }
 }
