@@ -5,13 +5,14 @@
 -- on the drainer's connection then covers every admission the shard's primary took before this call; only while the
 -- shard's stock exists, so a read racing the event's retirement never brings a key back)
 -- Returns {now (us), cursor, admitted, done, refused as sold out, transfers in escrow, members a restore's base
--- counted that came back here ('back', shard_results.lua), member 1, sequence 1, time 1, member 2, ...}
+-- counted that came back here ('back', shard_results.lua), members the base counted who hold a second place here
+-- ('again', shard_results.lua), member 1, sequence 1, time 1, member 2, ...}
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local cursor = tonumber(redis.call('GET', KEYS[3]) or '0')
 local reply = {now, cursor, redis.call('ZCARD', KEYS[1]), tonumber(redis.call('GET', KEYS[4]) or '0'),
   tonumber(redis.call('HGET', KEYS[5], 'rejectedSoldOut') or '0'), redis.call('HLEN', KEYS[6]),
-  tonumber(redis.call('HGET', KEYS[7], 'back') or '0')}
+  tonumber(redis.call('HGET', KEYS[7], 'back') or '0'), tonumber(redis.call('HGET', KEYS[7], 'again') or '0')}
 if ARGV[2] == '1' and redis.call('EXISTS', KEYS[7]) == 1 then
   redis.call('SET', KEYS[3], cursor)
 end

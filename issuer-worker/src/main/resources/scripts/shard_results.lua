@@ -13,6 +13,12 @@
 -- ('moved' + 1) and the shard counts it ('back' + 1: the event's admissions are the base less every shard's back,
 -- plus the queues), in this one step. While the stock hash is missing (a restore in progress) only the queue entry and
 -- time are written: the restore counts the queue when it deals.
+-- A member who asked again after the restore, before this request was decided, holds a second place: their request
+-- was published before the loss (its sequence at most the shard's 'restored', the publications the restore knew) and
+-- their place was taken since (a time above 0: the restore puts members back at time 0). Their first admission is in
+-- the base and their second in the queue: the shard's cap takes one place back ('moved' + 1) and counts it ('again'
+-- + 1: the event's admissions are the base less every shard's back and again, plus the queues), so the event counts
+-- them once and one more member can be admitted. The second request is a no-op in MySQL.
 -- write_latency.lua is put in front. Returns {members new, members put back into the queue on a mirrored shard}.
 if redis.call('EXISTS', KEYS[3]) == 1 then
   return {0, 0}
@@ -22,13 +28,21 @@ if ARGV[1] ~= '' and mirrored then
   record_write_latency(KEYS[5], ARGV[1], ARGV[2])
 end
 local added, back = 0, 0
+local restored = mirrored and tonumber(redis.call('HGET', KEYS[4], 'restored') or '0') or 0
 for i = 3, #ARGV, 3 do
   local member = ARGV[i]
-  if redis.call('HSETNX', KEYS[1], member, ARGV[i + 1]) == 1 then
+  local first = redis.call('HSETNX', KEYS[1], member, ARGV[i + 1]) == 1
+  if first then
     redis.call('INCR', KEYS[2])
     added = added + 1
   end
-  if not redis.call('ZSCORE', KEYS[6], member) then
+  local queued = redis.call('ZSCORE', KEYS[6], member)
+  if queued then
+    if first and tonumber(ARGV[i + 2]) <= restored and tonumber(redis.call('ZSCORE', KEYS[7], member) or '0') > 0 then
+      redis.call('HINCRBY', KEYS[4], 'moved', 1)
+      redis.call('HINCRBY', KEYS[4], 'again', 1)
+    end
+  else
     local seq = ARGV[i + 2]
     if not mirrored then
       redis.call('ZADD', KEYS[6], seq, member)

@@ -101,8 +101,9 @@ public class CouponStates {
                 number(reply, 4),
                 number(reply, 5) == 1,
                 (int) number(reply, 6),
-                // of an event in shards, the members a restore's base counted that came back are in the queues now
-                shards == null ? number(reply, 7) : Math.max(0, number(reply, 7) - shards.back()),
+                // of an event in shards, the members a restore's base counted that came back are in the queues now,
+                // and those who hold a second place there are counted once
+                shards == null ? number(reply, 7) : Math.max(0, number(reply, 7) - shards.back() - shards.again()),
                 shards == null ? number(reply, 8) : shards.admitted(),
                 shards == null ? number(reply, 9) : shards.cursor(),
                 shards == null ? number(reply, 10) : shards.done(),

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * shard's cursor past its own members once Kafka acknowledged it. A record's sequence is its place in the publication
  * order: what every shard published before it, plus one (a batch published again is read again in the same order, so
  * a record keeps its sequence, unless an advance stopped between shards: then only its {@code request_seq} shows it).
- * Every instance reads the shards' totals each tick for its estimates, whoever drains.
+ * After a Redis loss the publication goes on from what MySQL knows published: the admissions the restore knows only as
+ * a count (the meta's {@code base} less the members since put back on their shard) come before every cursor, so a
+ * sequence is never handed out twice and {@code published_count} keeps counting every publication (the floor of the
+ * next restore). Every instance reads the shards' totals each tick for its estimates, whoever drains.
  */
 final class ShardDrain {
 
@@ -108,6 +111,8 @@ final class ShardDrain {
             }
         }
         long started = System.nanoTime();
+        // the admissions a restore knows only as a count, published before every shard's cursor (0 without a loss)
+        long before = Math.max(0, number(claim, 4));
         while (true) {
             long pending = read.admitted() - read.cursor();
             long allowed = pending <= 0 ? 0 : pacer.available(couponId, rate, pending, System.nanoTime());
@@ -121,14 +126,16 @@ final class ShardDrain {
             long now = clock.millis();
             List<IssueRequested> requests = new ArrayList<>(entries.size());
             for (int i = 0; i < entries.size(); i++) {
-                requests.add(new IssueRequested(couponId, entries.get(i).member(), batch.sequence(i), now));
+                requests.add(new IssueRequested(
+                        couponId, entries.get(i).member(), known(before, batch) + batch.sequence(i), now));
             }
             publisher.send(couponId, batch.cursor(), requests);
             order.advance(couponId, shards, batch).block(SHARD_WAIT);
             if (!lease.renew(couponId)) {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");
             }
-            ledger.recordPublished(couponId, batch.cursor() + entries.size(), batch.admitted());
+            long known = known(before, batch);
+            ledger.recordPublished(couponId, known + batch.cursor() + entries.size(), known + batch.admitted());
             // back to the tick after one tick's time, as for an event of one shard
             if (System.nanoTime() - started >= tickNanos) {
                 return;
@@ -161,6 +168,14 @@ final class ShardDrain {
             }
         }
         return true;
+    }
+
+    /**
+     * The admissions published before a Redis loss that no shard's queue holds: the meta's base less the members the
+     * worker put back since (each also moved its shard's cursor by one, so the sum stays the same).
+     */
+    static long known(long base, ShardOrder.Batch batch) {
+        return Math.max(0, base - batch.back());
     }
 
     /** Forgets what was seen of events no longer drained. */

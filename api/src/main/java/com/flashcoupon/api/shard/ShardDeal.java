@@ -118,22 +118,36 @@ public final class ShardDeal {
                                             .concatMap(shard ->
                                                     initOne(tags, shard, shards, total, shares[shard], settings, null))
                                             .thenMany(Flux.range(0, shards)
-                                                    .concatMap(shard ->
-                                                            dealt(couponId, tags, shard, shards, base, metaRestored)))
+                                                    .concatMap(shard -> dealt(
+                                                            couponId,
+                                                            tags,
+                                                            shard,
+                                                            shards,
+                                                            base,
+                                                            metaRestored,
+                                                            // a shard restored: the publications MySQL knew
+                                                            floor > 0 && number(found.get(shard), 0) == 0
+                                                                    ? Long.toString(floor)
+                                                                    : "")))
                                             .then());
                 });
     }
 
-    /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
+    /**
+     * Marks one shard dealt for the count, with the publications MySQL knew when it was restored ({@code restored}, ''
+     * when it was not: shard_dealt.lua); on shard 0, when the meta was just restored, the meta's base too.
+     */
     private Mono<List<Object>> dealt(
-            long couponId, String[] tags, int shard, int shards, long base, boolean metaRestored) {
+            long couponId, String[] tags, int shard, int shards, long base, boolean metaRestored, String restored) {
         return shard == 0 && metaRestored
                 ? redis.eval(
                         DEALT,
                         new String[] {StockShards.stock(tags[0]), CouponKeys.meta(couponId)},
                         Integer.toString(shards),
-                        Long.toString(base))
-                : redis.eval(DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards));
+                        Long.toString(base),
+                        restored)
+                : redis.eval(
+                        DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards), "", restored);
     }
 
     /** The shards without a share after a deal of this count completed: lost alone (see {@link #init}). */

@@ -32,7 +32,8 @@ public final class ShardOrder {
      * entries read that come after it (published by a later batch); and, over every shard when read, the members
      * published ({@code cursor}: the cursors' sum), admitted, done, refused as sold out, and transfers in escrow; and
      * each shard's admitted and its clock (µs) when read; and {@code back}, the members a restore's base counted that
-     * came back into their shard's queue since (shard_results.lua), over every shard.
+     * came back into their shard's queue since (shard_results.lua), over every shard; {@code again}, the members the
+     * base counted who hold a second place since (asked again after the restore before they were decided).
      */
     public record Batch(
             List<Entry> entries,
@@ -45,7 +46,8 @@ public final class ShardOrder {
             long escrowed,
             long[] admittedByShard,
             long[] clockByShard,
-            long back) {
+            long back,
+            long again) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -145,7 +147,8 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::escrowed).sum(),
                             peeks.stream().mapToLong(Peek::admitted).toArray(),
                             peeks.stream().mapToLong(Peek::now).toArray(),
-                            peeks.stream().mapToLong(Peek::back).sum());
+                            peeks.stream().mapToLong(Peek::back).sum(),
+                            peeks.stream().mapToLong(Peek::again).sum());
                 });
     }
 
@@ -165,7 +168,8 @@ public final class ShardOrder {
                 batch.escrowed(),
                 batch.admittedByShard(),
                 batch.clockByShard(),
-                batch.back());
+                batch.back(),
+                batch.again());
     }
 
     /**
@@ -193,11 +197,12 @@ public final class ShardOrder {
             long soldOut,
             long escrowed,
             long back,
+            long again,
             List<Entry> entries) {}
 
     private static Peek peeked(int shard, List<Object> reply) {
         List<Entry> entries = new ArrayList<>();
-        for (int i = 7; i + 2 < reply.size(); i += 3) {
+        for (int i = 8; i + 2 < reply.size(); i += 3) {
             entries.add(new Entry(shard, text(reply, i), number(reply, i + 1), number(reply, i + 2)));
         }
         return new Peek(
@@ -208,6 +213,7 @@ public final class ShardOrder {
                 number(reply, 4),
                 number(reply, 5),
                 number(reply, 6),
+                number(reply, 7),
                 entries);
     }
 }

@@ -7,6 +7,7 @@ import com.flashcoupon.api.support.ApiTestBase;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.StockShards;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.test.context.TestPropertySource;
@@ -101,6 +103,15 @@ class ShardedRestoreApiTest extends ApiTestBase {
         for (String member : decided) {
             expectIssued(id, member);
         }
+        // the six admitted since are published after the six MySQL knew published (sequences 7 to 12), not after the
+        // three decided members the shards hold: the published count goes on from 6, the next restore's floor
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(60))
+                .untilAsserted(() -> assertThat(jdbc.sql("SELECT published_count FROM coupon WHERE id = ?")
+                                .param(id)
+                                .query(Long.class)
+                                .single())
+                        .isEqualTo(12));
     }
 
     @Test

@@ -302,6 +302,57 @@ class ResultStoreTest {
                     .isEqualTo("1");
         }
 
+        /**
+         * After a restore, a member whose request was published before the loss asked again before it was decided, and
+         * holds a second place (a time above 0, above the cursor): when the first request's result comes, the shard's
+         * cap takes one place back and counts it as 'again', once, so the event counts the member once and the stock
+         * is not stranded. A request published after the restore (a sequence above 'restored') changes nothing.
+         */
+        @Test
+        void shouldGiveBackThePlaceOfAMemberWhoAskedAgainAfterARestoreBeforeTheirFirstRequestWasDecided() {
+            long coupon = 904;
+            String member = "m-asked-again";
+            String later = "m-after-the-restore";
+            String tag = tag(coupon, com.flashcoupon.contract.StockShards.home(member, SHARDS));
+            String laterTag = tag(coupon, com.flashcoupon.contract.StockShards.home(later, SHARDS));
+            for (int shard = 0; shard < SHARDS; shard++) {
+                String each = tag(coupon, shard);
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(each), "share", "5");
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(each), "moved", "0");
+                // restored when MySQL knew 10 publications
+                redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(each), "restored", "10");
+            }
+            // both admitted since the restore (shard sequences 11 and 12, real times), neither published yet
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(tag), member, 11);
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.times(tag), member, 1_700_000_000_000_000.0);
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(laterTag), later, 12);
+            redis.opsForZSet()
+                    .add(com.flashcoupon.contract.StockShards.times(laterTag), later, 1_700_000_000_000_001.0);
+
+            // the member's request of before the loss (sequence 7), and a request published since (sequence 12)
+            assertThat(store.record(
+                            coupon, List.of(Decision.issued(member, 5, 100L, 7), Decision.issued(later, 6, 100L, 12))))
+                    .isEqualTo(2);
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "moved"))
+                    .isEqualTo("1");
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "again"))
+                    .isEqualTo("1");
+            assertThat(redis.opsForZSet().score(com.flashcoupon.contract.StockShards.queue(tag), member))
+                    .as("the second place stays: it is published, and a no-op in MySQL")
+                    .isEqualTo(11.0);
+            if (!laterTag.equals(tag)) {
+                assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(laterTag), "moved"))
+                        .isEqualTo("0");
+            }
+
+            // replayed, and the second request decided: nothing more
+            store.record(coupon, List.of(Decision.issued(member, 5, 100L, 7), Decision.issued(member, 5, 200L, 14)));
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "again"))
+                    .isEqualTo("1");
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "moved"))
+                    .isEqualTo("1");
+        }
+
         private static String tag(long coupon, int shard) {
             return com.flashcoupon.contract.StockShards.tag(coupon, SHARDS, shard);
         }
