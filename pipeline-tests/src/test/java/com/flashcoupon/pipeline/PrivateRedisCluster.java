@@ -74,6 +74,19 @@ final class PrivateRedisCluster implements AutoCloseable {
         return nodes.keySet().stream().map(port -> "127.0.0.1:" + port).collect(Collectors.joining(","));
     }
 
+    /**
+     * Every live master loses its data at once ({@code FLUSHALL}, which its replica follows and its AOF keeps): a
+     * cluster that lost everything, as one rebuilt empty would be, with its nodes and slots as they were.
+     */
+    void flushAll() throws IOException, InterruptedException {
+        for (String line : clusterNodes(anyLivePort())) {
+            String[] fields = line.split(" ");
+            if (fields[2].contains("master") && !fields[2].contains("fail")) {
+                cli(portOf(fields[1]), Duration.ofSeconds(10), "FLUSHALL");
+            }
+        }
+    }
+
     /** The port of the master that owns {@code key}'s slot now. */
     int masterOf(String key) throws IOException, InterruptedException {
         int slot = Integer.parseInt(cli(anyLivePort(), Duration.ofSeconds(5), "CLUSTER", "KEYSLOT", key)
