@@ -1,8 +1,8 @@
 -- Admission of one member on their home shard (docs/architecture.md, "Stock shards"), in one step on the shard's slot,
 -- as admit.lua is for an event of one shard: the member's and the address's rate limits (limits.lua, put in front),
 -- the announcement, the gate (gate.lua, put in front: claim rules and the human check), the window, the member's
--- earlier admission (their home is always this shard, so one-per-member holds across shards), the event's sold-out
--- mark, the shard's cap (share + moved), the next sequence of the shard and ZADD NX. The event's settings are in the
+-- earlier admission (their home is always this shard, so one-per-member holds across shards), the shard's cap (share +
+-- moved) and, once it is reached, the event's sold-out mark, the next sequence of the shard and ZADD NX. The event's settings are in the
 -- shard's stock hash (shard_init.lua writes them on every mirror).
 -- KEYS: 1 stock, 2 queue, 3 seq, 4 times, 5 the member's limit, 6 the address's limit, 7 stats, 8 the eligibility list,
 --       9-10 COUNT_ONLY's would-be refusals by the list and by claims, 11 the draw, 12 results (all the shard's)
@@ -68,13 +68,15 @@ if seq then
   end
   return {2, tonumber(seq), 0, tonumber(redis.call('ZSCORE', KEYS[4], ARGV[1]) or '0'), rate, result}
 end
-if stock[3] == '1' then
-  redis.call('HINCRBY', KEYS[7], 'rejectedSoldOut', 1)
-  return {3, 0, 0, 0, rate, 0}
-end
 local cap = tonumber(stock[1]) + tonumber(stock[2] or '0')
 local admitted = redis.call('ZCARD', KEYS[2])
 if admitted >= cap then
+  -- the sold-out mark answers at once, without a transfer; a place given back to this shard after it (a member put
+  -- back, or one holding a second place, after a restore: shard_results.lua) goes to the next member at home here
+  if stock[3] == '1' then
+    redis.call('HINCRBY', KEYS[7], 'rejectedSoldOut', 1)
+    return {3, 0, 0, 0, rate, 0}
+  end
   return {11, admitted, cap, tonumber(stock[4] or '0'), rate, 0}
 end
 seq = redis.call('INCR', KEYS[3])

@@ -3,17 +3,9 @@
 -- part way, and the mirror gives it back no more than its members (shard_restored.lua, ShardDeal). On shard 0, after a
 -- deal from what MySQL knows (a restore), the meta's base too: the admissions known only as a count (published, their
 -- members not decided when Redis was lost), which every shard's members put back do not hold.
--- A shard dealt from what MySQL knows (a restore: lost whole, or alone) keeps the publications MySQL knew ('restored'):
--- a request published before the loss has a sequence at most that, which tells the worker a member asking again since
--- holds a second place (shard_results.lua).
--- KEYS: 1 stock, 2 (shard 0, after a restore) the event's meta
--- ARGV: 1 the shard count, 2 base (with KEYS[2]), 3 the publications MySQL knew when this shard was restored ('' when
---       it was not)
+-- KEYS: 1 stock, 2 (shard 0, after a restore) the event's meta   ARGV: 1 the shard count, 2 base (with KEYS[2])
 if redis.call('HEXISTS', KEYS[1], 'share') == 1 then
   redis.call('HSET', KEYS[1], 'dealt', ARGV[1])
-  if ARGV[3] and ARGV[3] ~= '' then
-    redis.call('HSET', KEYS[1], 'restored', ARGV[3])
-  end
 end
 if KEYS[2] and redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HSET', KEYS[2], 'base', ARGV[2])

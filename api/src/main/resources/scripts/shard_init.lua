@@ -5,7 +5,10 @@
 -- front.
 -- KEYS: 1 the shard's stock hash, 2 (shard 0 only, dealt first) the event's meta
 -- ARGV: 1 share, 2 the event's total, 3 the version of the MySQL row the settings were read from, 4 the shard count,
---       5 openAt, 6 closeAt (0 = none), 7 closed (0/1), 8 rate, 9 announceAt (0 = none), 10 the gate (gate_settings.lua)
+--       5 openAt, 6 closeAt (0 = none), 7 closed (0/1), 8 rate, 9 announceAt (0 = none), 10 the gate (gate_settings.lua),
+--       11 after a Redis lost whole, the publications MySQL knew ('' otherwise): kept as 'restored' with the share,
+--       in the same step, so that a request published before the loss tells the worker a member asking again since
+--       holds a second place (shard_results.lua)
 -- Returns {share}: the shard's share as it stands; {-1} when a newer mirror holds the shard (or, on shard 0, the meta). Nothing is written by a mirror older than the one the shard holds
 -- (a snapshot read before an operator's close never undoes it; one read before a shard count changed never deals the
 -- old count again after shard_reset.lua).
@@ -18,7 +21,9 @@ if stored > tonumber(ARGV[3]) then
   -- a newer mirror dealt (or reset) this shard: nothing of this older one is written, and the api deals no further
   return {-1}
 end
-redis.call('HSETNX', KEYS[1], 'share', ARGV[1])
+if redis.call('HSETNX', KEYS[1], 'share', ARGV[1]) == 1 and ARGV[11] and ARGV[11] ~= '' then
+  redis.call('HSET', KEYS[1], 'restored', ARGV[11])
+end
 redis.call('HSETNX', KEYS[1], 'moved', 0)
 redis.call('HSETNX', KEYS[1], 'moves', 0)
 redis.call('HSETNX', KEYS[1], 'total', ARGV[2])

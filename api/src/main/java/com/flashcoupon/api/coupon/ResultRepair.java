@@ -80,8 +80,8 @@ public class ResultRepair {
     }
 
     /**
-     * repair_results.lua's keys: the event's own, or a shard's (its stock hash stands for the meta: it has no base, as
-     * a sharded event has none yet).
+     * repair_results.lua's keys: the event's own, or a shard's (its stock hash stands for the meta, and its admission
+     * times tell a member who holds a second place after a restore, as shard_results.lua does).
      */
     private static List<String> repairKeys(long couponId, int shards, int shard) {
         if (shards <= 1) {
@@ -98,6 +98,7 @@ public class ResultRepair {
                 StockShards.done(tag),
                 StockShards.retired(tag),
                 StockShards.stock(tag),
-                StockShards.queue(tag));
+                StockShards.queue(tag),
+                StockShards.times(tag));
     }
 }

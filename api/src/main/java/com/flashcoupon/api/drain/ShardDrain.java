@@ -183,10 +183,15 @@ final class ShardDrain {
         positions.retainOnly(couponIds);
     }
 
-    /** The claim's reply with the shards' totals in place of shard 0's: what was published, admitted and done. */
+    /**
+     * The claim's reply with the shards' totals in place of shard 0's: what was published, admitted and done, and the
+     * admissions a restore knows only as a count ({@link #known}) as the base.
+     */
     static List<Object> withTotals(List<?> claim, ShardOrder.Batch totals) {
         List<Object> view = new ArrayList<>(claim);
         view.set(1, totals.cursor());
+        long base = number(claim, 4); // -1: not a number, which the rates report
+        view.set(4, base < 0 ? base : known(base, totals));
         view.set(2, totals.admitted());
         view.set(5, totals.done());
         return view;

@@ -108,46 +108,44 @@ public final class ShardDeal {
                     long[] shares = shares(found, shards, total, floor);
                     // the meta's base: what MySQL knows admitted less the members back on every shard
                     long base = Math.max(0, floor - back(found));
+                    // dealt from what MySQL knows after Redis lost the event whole (no shard of the count was fully
+                    // dealt before; a deal that died part way is done again): each shard keeps what MySQL knew
+                    // published, with its share. A shard lost alone keeps none: its cursor fell back, and sequences
+                    // handed out since may be below what MySQL knew
+                    String restored = floor > 0 && !dealtBefore(found, shards) ? Long.toString(floor) : "";
                     // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it
                     // never creates the shards of a count a newer mirror replaced (their tombstones stop it from then
                     // on)
-                    return initOne(tags, 0, shards, total, shares[0], settings, CouponKeys.meta(couponId))
+                    return initOne(tags, 0, shards, total, shares[0], settings, CouponKeys.meta(couponId), restored)
                             .flatMap(share -> share < 0
                                     ? Mono.<Void>empty()
                                     : Flux.range(1, shards - 1)
-                                            .concatMap(shard ->
-                                                    initOne(tags, shard, shards, total, shares[shard], settings, null))
+                                            .concatMap(shard -> initOne(
+                                                    tags,
+                                                    shard,
+                                                    shards,
+                                                    total,
+                                                    shares[shard],
+                                                    settings,
+                                                    null,
+                                                    restored))
                                             .thenMany(Flux.range(0, shards)
-                                                    .concatMap(shard -> dealt(
-                                                            couponId,
-                                                            tags,
-                                                            shard,
-                                                            shards,
-                                                            base,
-                                                            metaRestored,
-                                                            // a shard restored: the publications MySQL knew
-                                                            floor > 0 && number(found.get(shard), 0) == 0
-                                                                    ? Long.toString(floor)
-                                                                    : "")))
+                                                    .concatMap(shard ->
+                                                            dealt(couponId, tags, shard, shards, base, metaRestored)))
                                             .then());
                 });
     }
 
-    /**
-     * Marks one shard dealt for the count, with the publications MySQL knew when it was restored ({@code restored}, ''
-     * when it was not: shard_dealt.lua); on shard 0, when the meta was just restored, the meta's base too.
-     */
+    /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
     private Mono<List<Object>> dealt(
-            long couponId, String[] tags, int shard, int shards, long base, boolean metaRestored, String restored) {
+            long couponId, String[] tags, int shard, int shards, long base, boolean metaRestored) {
         return shard == 0 && metaRestored
                 ? redis.eval(
                         DEALT,
                         new String[] {StockShards.stock(tags[0]), CouponKeys.meta(couponId)},
                         Integer.toString(shards),
-                        Long.toString(base),
-                        restored)
-                : redis.eval(
-                        DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards), "", restored);
+                        Long.toString(base))
+                : redis.eval(DEALT, new String[] {StockShards.stock(tags[shard])}, Integer.toString(shards));
     }
 
     /** The shards without a share after a deal of this count completed: lost alone (see {@link #init}). */
@@ -196,7 +194,14 @@ public final class ShardDeal {
     }
 
     private Mono<Long> initOne(
-            String[] tags, int shard, int shards, int total, long share, Settings settings, String meta) {
+            String[] tags,
+            int shard,
+            int shards,
+            int total,
+            long share,
+            Settings settings,
+            String meta,
+            String restored) {
         String[] keys = meta == null
                 ? new String[] {StockShards.stock(tags[shard])}
                 : new String[] {StockShards.stock(tags[shard]), meta};
@@ -212,7 +217,8 @@ public final class ShardDeal {
                         settings.closed() ? "1" : "0",
                         Integer.toString(settings.rate()),
                         Long.toString(settings.announceAt()),
-                        settings.gate())
+                        settings.gate(),
+                        restored)
                 .map(reply -> number(reply, 0));
     }
 

@@ -6,6 +6,7 @@ import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.StockShards;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -76,6 +77,11 @@ class ShardLossDealTest extends ShardRedisTestBase {
         }
         assertThat(caps(coupon)).isEqualTo(30 - 8);
         assertThat(sync.hget(CouponKeys.meta(coupon), "base")).isEqualTo("8");
+        for (String tag : tags) {
+            assertThat(sync.hget(StockShards.stock(tag), "restored"))
+                    .as("the publications MySQL knew, kept for the worker's second-place check")
+                    .isEqualTo("12");
+        }
 
         // dealt again (an operator's change, another instance's mirror): nothing changes
         stock.deal()
@@ -115,6 +121,9 @@ class ShardLossDealTest extends ShardRedisTestBase {
 
         assertThat(sync.hget(StockShards.stock(tags[1]), "share")).isEqualTo("0");
         assertThat(caps(coupon)).isEqualTo(20);
+        assertThat(sync.hget(StockShards.stock(tags[1]), "restored"))
+                .as("a shard lost alone: its cursor fell back, sequences since may be below MySQL's count")
+                .isNull();
         long admitted = 0;
         for (int i = 0; i < 40; i++) {
             if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
@@ -126,5 +135,30 @@ class ShardLossDealTest extends ShardRedisTestBase {
         }
         // the stock shards 0 and 2 held, and no more
         assertThat(admitted + keptElsewhere).isEqualTo(20);
+    }
+
+    /**
+     * A deal after a whole loss that died after dealing shard 0 is done again by the next mirror: the shards it had
+     * not reached get their share and what MySQL knew published too, and shard 0 keeps what it was dealt.
+     */
+    @Test
+    void shouldKeepWhatMySqlKnewPublishedOnEveryShardWhenADealAfterAWholeLossIsDoneAgain() {
+        long coupon = ShardStockTest.newCoupon();
+        String[] tags = stock.tags(coupon, SHARDS);
+        stock.deal().init(coupon, SHARDS, 30).block();
+        sync.del(keys(tags).toArray(String[]::new));
+        sync.hset(CouponKeys.meta(coupon), "total", "30");
+        // the first deal's instance died after shard 0's share, before the others and before any 'dealt' mark
+        sync.hset(StockShards.stock(tags[0]), Map.of("share", "6", "restored", "5"));
+
+        stock.deal()
+                .init(coupon, SHARDS, 30, 5, ShardDeal.Settings.open(1_000), lost -> Mono.empty(), true)
+                .block();
+
+        assertThat(sync.hget(StockShards.stock(tags[0]), "share")).isEqualTo("6");
+        for (String tag : tags) {
+            assertThat(sync.hget(StockShards.stock(tag), "restored")).isEqualTo("5");
+            assertThat(sync.hget(StockShards.stock(tag), "dealt")).isEqualTo(String.valueOf(SHARDS));
+        }
     }
 }

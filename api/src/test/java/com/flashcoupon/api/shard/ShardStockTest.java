@@ -322,4 +322,45 @@ class ShardStockTest extends ShardRedisTestBase {
                     .isEqualTo(i);
         }
     }
+
+    /**
+     * The sold-out mark answers only once a shard has no room: a place the worker gives back to a shard after a restore
+     * (a member put back, or one holding a second place) goes to the next member at home there, where the mark made it
+     * unreachable before; a member at home on another shard is still told sold out at once.
+     */
+    @Test
+    void shouldAdmitOnAShardMarkedSoldOutOnceAPlaceComesBackToIt() {
+        long coupon = newCoupon();
+        int shards = 3;
+        stock.deal().init(coupon, shards, 3).block();
+        ShardStock.Outcome last = null;
+        for (int i = 0; i < 30 && last != ShardStock.Outcome.SOLD_OUT; i++) {
+            last = stock.admit(coupon, shards, "out-" + i + "-" + UUID.randomUUID())
+                    .block()
+                    .outcome();
+        }
+        assertThat(last).isEqualTo(ShardStock.Outcome.SOLD_OUT);
+        String[] tags = stock.tags(coupon, shards);
+        for (String tag : tags) {
+            assertThat(sync.hget(StockShards.stock(tag), "out")).isEqualTo("1");
+        }
+
+        sync.hincrby(StockShards.stock(tags[1]), "moved", 1);
+
+        assertThat(stock.admit(coupon, shards, homedAt(shards, 1)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.ADMITTED);
+        assertThat(stock.admit(coupon, shards, homedAt(shards, 1)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.SOLD_OUT);
+        assertThat(stock.admit(coupon, shards, homedAt(shards, 2)).block().outcome())
+                .isEqualTo(ShardStock.Outcome.SOLD_OUT);
+    }
+
+    private static String homedAt(int shards, int shard) {
+        while (true) {
+            String member = "home-" + UUID.randomUUID();
+            if (StockShards.home(member, shards) == shard) {
+                return member;
+            }
+        }
+    }
 }

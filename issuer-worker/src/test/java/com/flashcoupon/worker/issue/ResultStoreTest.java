@@ -345,6 +345,30 @@ class ResultStoreTest {
                         .isEqualTo("0");
             }
 
+            // a member the restore put back (time 0), and one on a shard not restored: no place given back
+            String putBack = "m-put-back";
+            String putBackTag = tag(coupon, com.flashcoupon.contract.StockShards.home(putBack, SHARDS));
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(putBackTag), putBack, 3);
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.times(putBackTag), putBack, 0);
+            long movedBefore = Long.parseLong(
+                    (String) redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(putBackTag), "moved"));
+            store.record(coupon, List.of(Decision.issued(putBack, 8, 100L, 3)));
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(putBackTag), "moved"))
+                    .isEqualTo(Long.toString(movedBefore));
+            long other = 905;
+            String notRestored = "m-not-restored";
+            String notRestoredTag = tag(other, com.flashcoupon.contract.StockShards.home(notRestored, SHARDS));
+            redis.opsForHash().put(com.flashcoupon.contract.StockShards.stock(notRestoredTag), "share", "5");
+            redis.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(notRestoredTag), notRestored, 11);
+            redis.opsForZSet()
+                    .add(
+                            com.flashcoupon.contract.StockShards.times(notRestoredTag),
+                            notRestored,
+                            1_700_000_000_000_000.0);
+            store.record(other, List.of(Decision.issued(notRestored, 9, 100L, 7)));
+            assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(notRestoredTag), "again"))
+                    .isNull();
+
             // replayed, and the second request decided: nothing more
             store.record(coupon, List.of(Decision.issued(member, 5, 100L, 7), Decision.issued(member, 5, 200L, 14)));
             assertThat(redis.opsForHash().get(com.flashcoupon.contract.StockShards.stock(tag), "again"))
