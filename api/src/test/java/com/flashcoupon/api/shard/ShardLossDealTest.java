@@ -161,4 +161,39 @@ class ShardLossDealTest extends ShardRedisTestBase {
             assertThat(sync.hget(StockShards.stock(tag), "dealt")).isEqualTo(String.valueOf(SHARDS));
         }
     }
+
+    /**
+     * The results repair after a failover (repair_results.lua, on a shard): a result the worker wrote and a failover
+     * lost is put back, and when it is the result of a request published before a whole loss whose member holds a
+     * second place since, the shard's cap takes that place back once, as the worker does; a member the restore put
+     * back (time 0) gives nothing back.
+     */
+    @Test
+    void shouldGiveASecondPlaceBackWhenTheRepairPutsItsResultBack() {
+        long coupon = ShardStockTest.newCoupon();
+        String tag = stock.tags(coupon, SHARDS)[1];
+        sync.hset(StockShards.stock(tag), Map.of("share", "5", "moved", "0", "restored", "10"));
+        sync.zadd(StockShards.queue(tag), 11, "asked-again");
+        sync.zadd(StockShards.times(tag), 1_700_000_000_000_000.0, "asked-again");
+        sync.zadd(StockShards.queue(tag), 3, "put-back");
+        sync.zadd(StockShards.times(tag), 0, "put-back");
+        String script = com.flashcoupon.contract.LuaScripts.text("scripts/repair_results.lua");
+        String[] keys = {
+            StockShards.result(tag),
+            StockShards.done(tag),
+            StockShards.retired(tag),
+            StockShards.stock(tag),
+            StockShards.queue(tag),
+            StockShards.times(tag)
+        };
+        String[] results = {"asked-again", "I:1", "7", "put-back", "I:2", "3"};
+
+        for (int run = 0; run < 2; run++) {
+            sync.eval(script, io.lettuce.core.ScriptOutputType.INTEGER, keys, results);
+        }
+
+        assertThat(sync.hget(StockShards.stock(tag), "moved")).isEqualTo("1");
+        assertThat(sync.hget(StockShards.stock(tag), "again")).isEqualTo("1");
+        assertThat(sync.get(StockShards.done(tag))).isEqualTo("2");
+    }
 }
