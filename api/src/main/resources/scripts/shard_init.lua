@@ -8,7 +8,10 @@
 --       5 openAt, 6 closeAt (0 = none), 7 closed (0/1), 8 rate, 9 announceAt (0 = none), 10 the gate (gate_settings.lua),
 --       11 after a Redis lost whole, the publications MySQL knew ('' otherwise): kept as 'restored' with the share,
 --       in the same step, so that a request published before the loss tells the worker a member asking again since
---       holds a second place (shard_results.lua)
+--       holds a second place (shard_results.lua); 12 '1' on the first deal of the count (shard 0): the meta starts
+--       counting each shard's publications ('pub:K:i', shard_marks.lua), which a shard lost alone later is dealt from;
+--       13 for a shard lost alone, the admissions it had published that no member put back holds, as a negative
+--       'back' (shard_results.lua raises it as they come back)
 -- Returns {share}: the shard's share as it stands; {-1} when a newer mirror holds the shard (or, on shard 0, the meta). Nothing is written by a mirror older than the one the shard holds
 -- (a snapshot read before an operator's close never undoes it; one read before a shard count changed never deals the
 -- old count again after shard_reset.lua).
@@ -21,8 +24,18 @@ if stored > tonumber(ARGV[3]) then
   -- a newer mirror dealt (or reset) this shard: nothing of this older one is written, and the api deals no further
   return {-1}
 end
-if redis.call('HSETNX', KEYS[1], 'share', ARGV[1]) == 1 and ARGV[11] and ARGV[11] ~= '' then
-  redis.call('HSET', KEYS[1], 'restored', ARGV[11])
+if redis.call('HSETNX', KEYS[1], 'share', ARGV[1]) == 1 then
+  if ARGV[11] and ARGV[11] ~= '' then
+    redis.call('HSET', KEYS[1], 'restored', ARGV[11])
+  end
+  if ARGV[13] and ARGV[13] ~= '' then
+    redis.call('HSET', KEYS[1], 'back', ARGV[13])
+  end
+end
+if KEYS[2] and ARGV[12] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then
+  for shard = 0, tonumber(ARGV[4]) - 1 do
+    redis.call('HSETNX', KEYS[2], 'pub:' .. ARGV[4] .. ':' .. shard, 0)
+  end
 end
 redis.call('HSETNX', KEYS[1], 'moved', 0)
 redis.call('HSETNX', KEYS[1], 'moves', 0)

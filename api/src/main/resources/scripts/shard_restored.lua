@@ -5,16 +5,23 @@
 -- made ready first, as mirror.lua does for an event of one shard: its sequence goes on above every sequence handed out
 -- before, its cursor stands past the members with a result (all published: decided_cursor.lua, put in front), and done
 -- counts them.
--- KEYS: 1 stock, 2 queue, 3 seq, 4 cursor, 5 done, 6 result, 7 the shard's retired mark
+-- KEYS: 1 stock, 2 queue, 3 seq, 4 cursor, 5 done, 6 result, 7 the shard's retired mark, 8 its escrow
 -- ARGV: 1 the floor: admissions MySQL knows were published or decided (its published count, or decided, the higher)
--- Returns {holds a share (0/1), queued, the count it was last fully dealt for (0: none)}; a retired shard {1, 0, 0}
+-- Returns {holds a share (0/1), queued, the count it was last fully dealt for (0: none), and for a shard holding one:
+-- its cap (share + moved), the stock it gave into escrow and no shard took yet, its transfers made (moves: a read of
+-- every shard is one view of the stock only if no shard's moves changed meanwhile)}; a retired shard {1, 0, 0}
 if redis.call('EXISTS', KEYS[7]) == 1 then
   return {1, 0, 0}
 end
-local stock = redis.call('HMGET', KEYS[1], 'share', 'dealt')
+local stock = redis.call('HMGET', KEYS[1], 'share', 'dealt', 'moved', 'moves')
 local queued = redis.call('ZCARD', KEYS[2])
 if stock[1] then
-  return {1, queued, tonumber(stock[2] or '0')}
+  local escrowed = 0
+  for _, transfer in ipairs(redis.call('HVALS', KEYS[8])) do
+    escrowed = escrowed + tonumber(string.match(transfer, ':(%-?%d+)$') or '0')
+  end
+  return {1, queued, tonumber(stock[2] or '0'), tonumber(stock[1]) + tonumber(stock[3] or '0'), escrowed,
+    tonumber(stock[4] or '0')}
 end
 if queued > 0 or tonumber(ARGV[1]) > 0 then
   local top = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')

@@ -130,6 +130,8 @@ final class ShardDrain {
                         couponId, entries.get(i).member(), known(before, batch) + batch.sequence(i), now));
             }
             publisher.send(couponId, batch.cursor(), requests);
+            // each shard's publication mark first (a shard lost alone is dealt from it), then its cursor
+            order.mark(couponId, shards, batch).block(SHARD_WAIT);
             order.advance(couponId, shards, batch).block(SHARD_WAIT);
             if (!lease.renew(couponId)) {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");

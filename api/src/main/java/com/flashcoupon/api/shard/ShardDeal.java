@@ -45,10 +45,12 @@ public final class ShardDeal {
 
     private final ShardStock.Redis redis;
     private final ShardStock stock;
+    private final ShardDealPlans plans;
 
     ShardDeal(ShardStock.Redis redis, ShardStock stock) {
         this.redis = redis;
         this.stock = stock;
+        this.plans = new ShardDealPlans(redis);
     }
 
     /** Deals the stock as below, with the settings of an event open since the epoch at 1,000 a second. */
@@ -72,8 +74,9 @@ public final class ShardDeal {
      *       whichever is more: shard i gets {@code free / K}, one more for the first {@code free mod K}. A new event's
      *       shares are thus {@code total / K}, as always;
      *   <li>when a shard of the count was fully dealt before ({@code dealt}), the shard was lost with its primary while
-     *       others kept theirs: only its members back (written back first, by {@code putBack}), no free stock, since
-     *       what it held is not known. Never more than N; what it held is not admitted again.
+     *       others kept theirs: its members back (written back first, by {@code putBack}) and what it held less what
+     *       it had published, from the others' stock and its publication mark ({@link ShardDealPlans}); no free stock
+     *       when that is not known. Never more than N.
      * </ul>
      */
     public Mono<Void> init(long couponId, int shards, int total, long floor, Settings settings) {
@@ -104,36 +107,26 @@ public final class ShardDeal {
                             ? Mono.just(found)
                             : putBack.apply(lost).then(read);
                 })
-                .flatMap(found -> {
-                    long[] shares = shares(found, shards, total, floor);
-                    // the meta's base: what MySQL knows admitted less the members back on every shard
-                    long base = Math.max(0, floor - back(found));
-                    // dealt from what MySQL knows after Redis lost the event whole (no shard of the count was fully
-                    // dealt before; a deal that died part way is done again): each shard keeps what MySQL knew
-                    // published, with its share. A shard lost alone keeps none: its cursor fell back, and sequences
-                    // handed out since may be below what MySQL knew
-                    String restored = floor > 0 && !dealtBefore(found, shards) ? Long.toString(floor) : "";
-                    // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing, so it
-                    // never creates the shards of a count a newer mirror replaced (their tombstones stop it from then
-                    // on)
-                    return initOne(tags, 0, shards, total, shares[0], settings, CouponKeys.meta(couponId), restored)
-                            .flatMap(share -> share < 0
-                                    ? Mono.<Void>empty()
-                                    : Flux.range(1, shards - 1)
-                                            .concatMap(shard -> initOne(
-                                                    tags,
-                                                    shard,
-                                                    shards,
-                                                    total,
-                                                    shares[shard],
-                                                    settings,
-                                                    null,
-                                                    restored))
-                                            .thenMany(Flux.range(0, shards)
-                                                    .concatMap(shard ->
-                                                            dealt(couponId, tags, shard, shards, base, metaRestored)))
-                                            .then());
-                });
+                .flatMap(found -> plans.plan(couponId, tags, shards, total, floor, found, metaRestored))
+                .flatMap(plan ->
+                        // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing,
+                        // so it never creates the shards of a count a newer mirror replaced (their tombstones stop it
+                        // from then on)
+                        initOne(tags, 0, shards, total, settings, CouponKeys.meta(couponId), plan)
+                                .flatMap(share -> share < 0
+                                        ? Mono.<Void>empty()
+                                        : Flux.range(1, shards - 1)
+                                                .concatMap(shard ->
+                                                        initOne(tags, shard, shards, total, settings, null, plan))
+                                                .thenMany(Flux.range(0, shards)
+                                                        .concatMap(shard -> dealt(
+                                                                couponId,
+                                                                tags,
+                                                                shard,
+                                                                shards,
+                                                                plan.base(),
+                                                                metaRestored)))
+                                                .then()));
     }
 
     /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
@@ -149,7 +142,7 @@ public final class ShardDeal {
     }
 
     /** The shards without a share after a deal of this count completed: lost alone (see {@link #init}). */
-    private static Set<Integer> lostAlone(List<List<Object>> found, int shards) {
+    static Set<Integer> lostAlone(List<List<Object>> found, int shards) {
         Set<Integer> lost = new TreeSet<>();
         if (dealtBefore(found, shards)) {
             for (int shard = 0; shard < shards; shard++) {
@@ -161,12 +154,12 @@ public final class ShardDeal {
         return lost;
     }
 
-    private static boolean dealtBefore(List<List<Object>> found, int shards) {
+    static boolean dealtBefore(List<List<Object>> found, int shards) {
         return found.stream().anyMatch(reply -> number(reply, 0) == 1 && number(reply, 2) == shards);
     }
 
     /** The members back in every shard's queue, from shard_restored.lua's replies. */
-    private static long back(List<List<Object>> found) {
+    static long back(List<List<Object>> found) {
         return found.stream().mapToLong(reply -> number(reply, 1)).sum();
     }
 
@@ -181,7 +174,7 @@ public final class ShardDeal {
         return shares;
     }
 
-    private static String[] restoredKeys(String tag) {
+    static String[] restoredKeys(String tag) {
         return new String[] {
             StockShards.stock(tag),
             StockShards.queue(tag),
@@ -189,26 +182,20 @@ public final class ShardDeal {
             StockShards.cursor(tag),
             StockShards.done(tag),
             StockShards.result(tag),
-            StockShards.retired(tag)
+            StockShards.retired(tag),
+            StockShards.escrow(tag)
         };
     }
 
     private Mono<Long> initOne(
-            String[] tags,
-            int shard,
-            int shards,
-            int total,
-            long share,
-            Settings settings,
-            String meta,
-            String restored) {
+            String[] tags, int shard, int shards, int total, Settings settings, String meta, ShardDealPlans.Plan plan) {
         String[] keys = meta == null
                 ? new String[] {StockShards.stock(tags[shard])}
                 : new String[] {StockShards.stock(tags[shard]), meta};
         return redis.eval(
                         INIT,
                         keys,
-                        Long.toString(share),
+                        Long.toString(plan.shares()[shard]),
                         Integer.toString(total),
                         Long.toString(settings.version()),
                         Integer.toString(shards),
@@ -218,7 +205,9 @@ public final class ShardDeal {
                         Integer.toString(settings.rate()),
                         Long.toString(settings.announceAt()),
                         settings.gate(),
-                        restored)
+                        plan.restored(),
+                        shard == 0 && plan.startMarks() ? "1" : "",
+                        plan.back()[shard])
                 .map(reply -> number(reply, 0));
     }
 

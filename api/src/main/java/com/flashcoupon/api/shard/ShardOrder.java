@@ -4,11 +4,14 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.redis.ScriptConnection;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.StockShards;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -23,6 +26,7 @@ public final class ShardOrder {
 
     static final ScriptConnection.Script PEEK = ShardStock.script("shard_peek.lua");
     static final ScriptConnection.Script ADVANCE = ShardStock.script("shard_advance.lua");
+    static final ScriptConnection.Script MARKS = ShardStock.script("shard_marks.lua");
 
     /** One admission to publish: the shard, the member, its sequence on the shard, its time (us). */
     public record Entry(int shard, String member, long sequence, long time) {}
@@ -33,7 +37,8 @@ public final class ShardOrder {
      * published ({@code cursor}: the cursors' sum), admitted, done, refused as sold out, and transfers in escrow; and
      * each shard's admitted and its clock (µs) when read; and {@code back}, the members a restore's base counted that
      * came back into their shard's queue since (shard_results.lua), over every shard; {@code again}, the members the
-     * base counted who hold a second place since (asked again after the restore before they were decided).
+     * base counted who hold a second place since (asked again after the restore before they were decided);
+     * {@code publishedByShard}, each shard's cursor less its back when read (what its publication mark counts).
      */
     public record Batch(
             List<Entry> entries,
@@ -47,7 +52,8 @@ public final class ShardOrder {
             long[] admittedByShard,
             long[] clockByShard,
             long back,
-            long again) {
+            long again,
+            long[] publishedByShard) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -148,7 +154,10 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::admitted).toArray(),
                             peeks.stream().mapToLong(Peek::now).toArray(),
                             peeks.stream().mapToLong(Peek::back).sum(),
-                            peeks.stream().mapToLong(Peek::again).sum());
+                            peeks.stream().mapToLong(Peek::again).sum(),
+                            peeks.stream()
+                                    .mapToLong(peek -> peek.cursor() - peek.back())
+                                    .toArray());
                 });
     }
 
@@ -169,7 +178,32 @@ public final class ShardOrder {
                 batch.admittedByShard(),
                 batch.clockByShard(),
                 batch.back(),
-                batch.again());
+                batch.again(),
+                batch.publishedByShard());
+    }
+
+    /**
+     * Raises the publication marks of the shards the batch takes entries from, in the event's meta (shard_marks.lua):
+     * before the cursors move, so that a mark never stands below what a shard published.
+     */
+    public Mono<Void> mark(long couponId, int shards, Batch batch) {
+        long[] marks = batch.publishedByShard().clone();
+        Set<Integer> touched = new TreeSet<>();
+        batch.entries().forEach(entry -> {
+            marks[entry.shard()]++;
+            touched.add(entry.shard());
+        });
+        if (touched.isEmpty()) {
+            return Mono.empty();
+        }
+        List<String> args = new ArrayList<>();
+        args.add(Integer.toString(shards));
+        for (int shard : touched) {
+            args.add(Integer.toString(shard));
+            args.add(Long.toString(marks[shard]));
+        }
+        return redis.eval(MARKS, new String[] {CouponKeys.meta(couponId)}, args.toArray(String[]::new))
+                .then();
     }
 
     /**

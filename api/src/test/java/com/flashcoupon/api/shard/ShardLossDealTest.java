@@ -196,4 +196,82 @@ class ShardLossDealTest extends ShardRedisTestBase {
         assertThat(sync.hget(StockShards.stock(tag), "again")).isEqualTo("1");
         assertThat(sync.get(StockShards.done(tag))).isEqualTo("2");
     }
+
+    /**
+     * A shard lost alone, of an event whose meta keeps each shard's publications: it is dealt its members back plus
+     * what it held (the stock less the caps the others kept) less what it had published, so the admissions it took
+     * that were never published are free again, and the ones published and not decided are counted in its negative
+     * back until the worker puts each back. Newcomers then take exactly what no admission holds.
+     */
+    @Test
+    void shouldGiveAShardLostAloneWhatItHeldLessWhatItHadPublished() {
+        long coupon = ShardStockTest.newCoupon();
+        String[] tags = stock.tags(coupon, SHARDS);
+        sync.hset(CouponKeys.meta(coupon), "total", "30");
+        stock.deal().init(coupon, SHARDS, 30).block();
+        for (int shard = 0; shard < SHARDS; shard++) {
+            assertThat(sync.hget(CouponKeys.meta(coupon), "pub:" + SHARDS + ":" + shard))
+                    .isEqualTo("0");
+        }
+        for (int i = 0; i < 12; i++) {
+            stock.admit(coupon, SHARDS, "p-" + i + "-" + UUID.randomUUID()).block();
+        }
+        // the drainer publishes the earliest six (marks first, then cursors); six more are admitted, unpublished
+        var redis = new LettuceShardRedis(connection.async());
+        var order = new ShardOrder(redis, stock);
+        ShardOrder.Batch batch = order.next(coupon, SHARDS, 6).block();
+        order.mark(coupon, SHARDS, batch).block();
+        order.advance(coupon, SHARDS, batch).block();
+        for (int i = 0; i < 6; i++) {
+            stock.admit(coupon, SHARDS, "u-" + i + "-" + UUID.randomUUID()).block();
+        }
+        long published = Long.parseLong(sync.hget(CouponKeys.meta(coupon), "pub:" + SHARDS + ":1"));
+        assertThat(published)
+                .isEqualTo(batch.entries().stream()
+                        .filter(entry -> entry.shard() == 1)
+                        .count());
+        String decided = batch.entries().stream()
+                .filter(entry -> entry.shard() == 1)
+                .map(ShardOrder.Entry::member)
+                .findFirst()
+                .orElse(null);
+        long members = decided == null ? 0 : 1;
+        long kept = sync.zcard(StockShards.queue(tags[0])) + sync.zcard(StockShards.queue(tags[2]));
+        sync.del(StockShards.state(tags[1], 1).toArray(String[]::new));
+
+        stock.deal()
+                .init(
+                        coupon,
+                        SHARDS,
+                        30,
+                        6,
+                        ShardDeal.Settings.open(1_000),
+                        // as MemberRestore.putBack writes them (async: the deal runs on the connection's thread)
+                        lost -> decided == null
+                                ? Mono.empty()
+                                : Mono.fromCompletionStage(
+                                                connection.async().zadd(StockShards.queue(tags[1]), 1, decided))
+                                        .then(Mono.fromCompletionStage(
+                                                connection.async().hset(StockShards.result(tags[1]), decided, "I:1")))
+                                        .then(),
+                        false)
+                .block();
+
+        assertThat(sync.hget(StockShards.stock(tags[1]), "back")).isEqualTo(Long.toString(members - published));
+        assertThat(caps(coupon) + (published - members))
+                .as("the caps and what is known only as published come to the stock")
+                .isEqualTo(30);
+        long admitted = 0;
+        for (int i = 0; i < 40; i++) {
+            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
+                            .block()
+                            .outcome()
+                    == ShardStock.Outcome.ADMITTED) {
+                admitted++;
+            }
+        }
+        assertThat(admitted)
+                .as("30 less what shards 0 and 2 hold and what shard 1 had published")
+                .isEqualTo(30 - kept - published);
+    }
 }

@@ -28,7 +28,8 @@ class ShardPositionsTest {
     private final ShardPositions positions = new ShardPositions(redis, new ShardStock(redis));
 
     private static ShardOrder.Batch tick(long done, long[] admitted, long[] clocks) {
-        return new ShardOrder.Batch(List.of(), 0, 0, 0, 0, done, 0, 0, admitted, clocks, 0, 0);
+        return new ShardOrder.Batch(
+                List.of(), 0, 0, 0, 0, done, 0, 0, admitted, clocks, 0, 0, new long[admitted.length]);
     }
 
     @Test
