@@ -9,11 +9,13 @@
 -- ARGV: 1 the floor: admissions MySQL knows were published or decided (its published count, or decided, the higher)
 -- Returns {holds a share (0/1), queued, the count it was last fully dealt for (0: none), and for a shard holding one:
 -- its cap (share + moved), the stock it gave into escrow and no shard took yet, its transfers made (moves: a read of
--- every shard is one view of the stock only if no shard's moves changed meanwhile)}; a retired shard {1, 0, 0}
+-- every shard is one view of the stock only if no shard's moves changed meanwhile), its back and again (a negative
+-- back less again: places held in no cap for admissions published before a loss of this shard alone)}; a retired
+-- shard {1, 0, 0}
 if redis.call('EXISTS', KEYS[7]) == 1 then
   return {1, 0, 0}
 end
-local stock = redis.call('HMGET', KEYS[1], 'share', 'dealt', 'moved', 'moves')
+local stock = redis.call('HMGET', KEYS[1], 'share', 'dealt', 'moved', 'moves', 'back', 'again')
 local queued = redis.call('ZCARD', KEYS[2])
 if stock[1] then
   local escrowed = 0
@@ -21,7 +23,7 @@ if stock[1] then
     escrowed = escrowed + tonumber(string.match(transfer, ':(%-?%d+)$') or '0')
   end
   return {1, queued, tonumber(stock[2] or '0'), tonumber(stock[1]) + tonumber(stock[3] or '0'), escrowed,
-    tonumber(stock[4] or '0')}
+    tonumber(stock[4] or '0'), tonumber(stock[5] or '0'), tonumber(stock[6] or '0')}
 end
 if queued > 0 or tonumber(ARGV[1]) > 0 then
   local top = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')

@@ -5,6 +5,7 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import com.flashcoupon.api.shard.ShardOrder;
 import com.flashcoupon.api.shard.ShardPositions;
 import com.flashcoupon.api.shard.ShardStock;
+import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.IssueRequested;
 import com.flashcoupon.contract.StockShards;
 import java.time.Clock;
@@ -120,6 +121,16 @@ final class ShardDrain {
             if (batch.entries().isEmpty() || !replicated(couponId, shards, batch, epoch)) {
                 return;
             }
+            // each shard's publication mark before anything is sent (a shard lost alone is dealt from it, so it must
+            // never stand below what was published: a mark raised for a batch that fails stands one batch ahead, on
+            // the safe side), on the replicas too when the deployment asks for them
+            order.mark(couponId, shards, batch).block(SHARD_WAIT);
+            if (replicas
+                    && !Boolean.TRUE.equals(
+                            redis.replicated(CouponKeys.meta(couponId), epoch).block(SHARD_WAIT))) {
+                log.debug("coupon {}: the shards' publication marks not on the replicas yet; not published", couponId);
+                return;
+            }
             List<ShardOrder.Entry> entries = batch.entries();
             // spent before sending, as for an event of one shard: a batch sent again never takes it above its rate
             pacer.spend(couponId, entries.size());
@@ -130,8 +141,6 @@ final class ShardDrain {
                         couponId, entries.get(i).member(), known(before, batch) + batch.sequence(i), now));
             }
             publisher.send(couponId, batch.cursor(), requests);
-            // each shard's publication mark first (a shard lost alone is dealt from it), then its cursor
-            order.mark(couponId, shards, batch).block(SHARD_WAIT);
             order.advance(couponId, shards, batch).block(SHARD_WAIT);
             if (!lease.renew(couponId)) {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");

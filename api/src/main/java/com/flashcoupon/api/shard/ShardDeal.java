@@ -190,8 +190,8 @@ public final class ShardDeal {
     private Mono<Long> initOne(
             String[] tags, int shard, int shards, int total, Settings settings, String meta, ShardDealPlans.Plan plan) {
         String[] keys = meta == null
-                ? new String[] {StockShards.stock(tags[shard])}
-                : new String[] {StockShards.stock(tags[shard]), meta};
+                ? new String[] {StockShards.stock(tags[shard]), StockShards.queue(tags[shard])}
+                : new String[] {StockShards.stock(tags[shard]), StockShards.queue(tags[shard]), meta};
         return redis.eval(
                         INIT,
                         keys,
@@ -207,7 +207,8 @@ public final class ShardDeal {
                         settings.gate(),
                         plan.restored(),
                         shard == 0 && plan.startMarks() ? "1" : "",
-                        plan.back()[shard])
+                        plan.back()[shard],
+                        plan.found()[shard])
                 .map(reply -> number(reply, 0));
     }
 

@@ -34,9 +34,11 @@ final class ShardDealPlans {
     /**
      * One deal's writes: each shard's share (kept where a shard holds one already), each shard's starting {@code back}
      * ('' for none), the publications MySQL knew for the worker's second-place check ('' for none), whether the meta
-     * starts keeping publication marks (the first deal of the count), and the meta's base after a whole loss.
+     * starts keeping publication marks (the first deal of the count), the meta's base after a whole loss, and the
+     * members found in the queue of each shard without a share ('' for the others: shard_init.lua gives a member put
+     * back since its place).
      */
-    record Plan(long[] shares, String[] back, String restored, boolean startMarks, long base) {}
+    record Plan(long[] shares, String[] back, String restored, boolean startMarks, long base, String[] found) {}
 
     private final ShardStock.Redis redis;
 
@@ -57,6 +59,10 @@ final class ShardDealPlans {
         long base = Math.max(0, floor - ShardDeal.back(found));
         String[] none = new String[shards];
         Arrays.fill(none, "");
+        String[] foundMembers = new String[shards];
+        for (int shard = 0; shard < shards; shard++) {
+            foundMembers[shard] = number(found.get(shard), 0) == 0 ? Long.toString(number(found.get(shard), 1)) : "";
+        }
         // as it was dealt: fresh, after a whole loss (what MySQL knew published, for the second-place check), or a
         // shard lost alone with nothing to deal it from (no free stock, and its sequences may fall back)
         Plan plain = new Plan(
@@ -64,7 +70,8 @@ final class ShardDealPlans {
                 none,
                 floor > 0 && !dealtBefore ? Long.toString(floor) : "",
                 floor == 0 && !dealtBefore,
-                base);
+                base,
+                foundMembers);
         if (lost.isEmpty() || lost.contains(0) || metaRestored) {
             return Mono.just(plain);
         }
@@ -100,7 +107,7 @@ final class ShardDealPlans {
                                     + free / lostShards.size()
                                     + (i < free % lostShards.size() ? 1 : 0);
                         }
-                        return new Plan(shares, back, floor > 0 ? Long.toString(floor) : "", false, base);
+                        return new Plan(shares, back, floor > 0 ? Long.toString(floor) : "", false, base, foundMembers);
                     });
                 });
     }
@@ -128,7 +135,12 @@ final class ShardDealPlans {
             }
             long held = 0;
             for (List<Object> shard : now) {
-                held += shard.size() < 6 ? 0 : number(shard, 3) + number(shard, 4);
+                if (shard.size() < 8) {
+                    return Mono.just(-1L); // lost too, or retired, since it was found: what it holds is not known
+                }
+                // its cap, its escrow, and the places it holds in no cap for admissions published before a loss of
+                // its own (a negative back, less the second places given back since)
+                held += number(shard, 3) + number(shard, 4) + Math.max(0, -number(shard, 6) - number(shard, 7));
             }
             return Mono.just(held);
         });
@@ -138,8 +150,9 @@ final class ShardDealPlans {
     private static List<Long> transfers(List<List<Object>> read) {
         List<Long> seen = new ArrayList<>();
         for (List<Object> shard : read) {
-            seen.add(shard.size() < 6 ? 0 : number(shard, 4));
-            seen.add(shard.size() < 6 ? 0 : number(shard, 5));
+            seen.add(shard.size() < 8 ? -1 : number(shard, 4));
+            seen.add(shard.size() < 8 ? -1 : number(shard, 5));
+            seen.add(shard.size() < 8 ? -1 : number(shard, 6));
         }
         return seen;
     }

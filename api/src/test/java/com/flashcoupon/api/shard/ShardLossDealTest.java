@@ -17,7 +17,8 @@ import reactor.core.publisher.Mono;
  * Redis: lost whole, each shard gets its members put back plus its part of what MySQL does not know was taken, so the
  * caps sum to N less the admissions known only as a count, and every shard is ready to go on (sequence above every
  * one handed out, cursor past the members decided, done counting them); a shard lost alone beside others that kept
- * theirs gets no free stock, so the caps never sum to more than N.
+ * theirs gets what it held less what it had published (from the meta's publication marks), or no free stock without
+ * them, so the caps and what is known only as a count never sum to more than N.
  */
 class ShardLossDealTest extends ShardRedisTestBase {
 
@@ -25,6 +26,20 @@ class ShardLossDealTest extends ShardRedisTestBase {
 
     private static long caps(long coupon) {
         return ShardStockTest.capsInAll(stock.look(coupon, SHARDS).block());
+    }
+
+    /** How many of {@code count} new members the event admits. */
+    private static long newcomersAdmitted(long coupon, int count) {
+        long admitted = 0;
+        for (int i = 0; i < count; i++) {
+            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
+                            .block()
+                            .outcome()
+                    == ShardStock.Outcome.ADMITTED) {
+                admitted++;
+            }
+        }
+        return admitted;
     }
 
     private static List<String> keys(String[] tags) {
@@ -93,20 +108,12 @@ class ShardLossDealTest extends ShardRedisTestBase {
         String again = decided.get(0);
         ShardStock.Result answer = stock.admit(coupon, SHARDS, again).block();
         assertThat(answer.outcome()).isEqualTo(ShardStock.Outcome.ASKED_BEFORE);
-        long admitted = 0;
-        for (int i = 0; i < 30; i++) {
-            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
-                            .block()
-                            .outcome()
-                    == ShardStock.Outcome.ADMITTED) {
-                admitted++;
-            }
-        }
+        long admitted = newcomersAdmitted(coupon, 30);
         assertThat(admitted).isEqualTo(30 - 12);
     }
 
     @Test
-    void shouldGiveAShardLostAloneNoFreeStock() {
+    void shouldGiveAShardLostAloneWithoutPublicationMarksNoFreeStock() {
         long coupon = ShardStockTest.newCoupon();
         String[] tags = stock.tags(coupon, SHARDS);
         stock.deal().init(coupon, SHARDS, 30).block();
@@ -124,15 +131,7 @@ class ShardLossDealTest extends ShardRedisTestBase {
         assertThat(sync.hget(StockShards.stock(tags[1]), "restored"))
                 .as("a shard lost alone: its cursor fell back, sequences since may be below MySQL's count")
                 .isNull();
-        long admitted = 0;
-        for (int i = 0; i < 40; i++) {
-            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
-                            .block()
-                            .outcome()
-                    == ShardStock.Outcome.ADMITTED) {
-                admitted++;
-            }
-        }
+        long admitted = newcomersAdmitted(coupon, 40);
         // the stock shards 0 and 2 held, and no more
         assertThat(admitted + keptElsewhere).isEqualTo(20);
     }
@@ -198,13 +197,14 @@ class ShardLossDealTest extends ShardRedisTestBase {
     }
 
     /**
-     * A shard lost alone, of an event whose meta keeps each shard's publications: it is dealt its members back plus
-     * what it held (the stock less the caps the others kept) less what it had published, so the admissions it took
-     * that were never published are free again, and the ones published and not decided are counted in its negative
-     * back until the worker puts each back. Newcomers then take exactly what no admission holds.
+     * Shards lost alone, one after the other, of an event whose meta keeps each shard's publications: each is dealt
+     * its members back plus what it held (the stock less what the others hold: their caps, their escrow, and the places
+     * a shard lost before holds for its published members not put back yet) less what it had published. The
+     * admissions it took that were never published are free again; those published and not decided are counted in
+     * its negative back until the worker puts each back. Newcomers then take exactly what no admission holds.
      */
     @Test
-    void shouldGiveAShardLostAloneWhatItHeldLessWhatItHadPublished() {
+    void shouldGiveEachShardLostAloneWhatItHeldLessWhatItHadPublished() {
         long coupon = ShardStockTest.newCoupon();
         String[] tags = stock.tags(coupon, SHARDS);
         sync.hset(CouponKeys.meta(coupon), "total", "30");
@@ -213,65 +213,104 @@ class ShardLossDealTest extends ShardRedisTestBase {
             assertThat(sync.hget(CouponKeys.meta(coupon), "pub:" + SHARDS + ":" + shard))
                     .isEqualTo("0");
         }
-        for (int i = 0; i < 12; i++) {
-            stock.admit(coupon, SHARDS, "p-" + i + "-" + UUID.randomUUID()).block();
+        // four members at home on each shard, all published (marks first, then cursors); two more each, unpublished
+        for (int shard = 0; shard < SHARDS; shard++) {
+            for (int i = 0; i < 4; i++) {
+                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
+            }
         }
-        // the drainer publishes the earliest six (marks first, then cursors); six more are admitted, unpublished
         var redis = new LettuceShardRedis(connection.async());
         var order = new ShardOrder(redis, stock);
-        ShardOrder.Batch batch = order.next(coupon, SHARDS, 6).block();
+        ShardOrder.Batch batch = order.next(coupon, SHARDS, 12).block();
+        assertThat(batch.entries()).hasSize(12);
         order.mark(coupon, SHARDS, batch).block();
         order.advance(coupon, SHARDS, batch).block();
-        for (int i = 0; i < 6; i++) {
-            stock.admit(coupon, SHARDS, "u-" + i + "-" + UUID.randomUUID()).block();
+        for (int shard = 0; shard < SHARDS; shard++) {
+            for (int i = 0; i < 2; i++) {
+                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
+            }
+            assertThat(sync.hget(CouponKeys.meta(coupon), "pub:" + SHARDS + ":" + shard))
+                    .isEqualTo("4");
         }
-        long published = Long.parseLong(sync.hget(CouponKeys.meta(coupon), "pub:" + SHARDS + ":1"));
-        assertThat(published)
-                .isEqualTo(batch.entries().stream()
-                        .filter(entry -> entry.shard() == 1)
-                        .count());
+
+        // shard 1 lost alone; the restore puts back the one of its members MySQL decided
+        loseAloneAndDeal(coupon, tags, batch, 1);
+        assertThat(sync.hget(StockShards.stock(tags[1]), "back"))
+                .as("three published, not decided")
+                .isEqualTo("-3");
+        assertThat(caps(coupon) + 3)
+                .as("the caps and what is known only as published come to the stock")
+                .isEqualTo(30);
+
+        // then shard 2, while shard 1's three are still not put back: they are held, not free
+        loseAloneAndDeal(coupon, tags, batch, 2);
+        assertThat(caps(coupon) + 3 + 3).isEqualTo(30);
+
+        long admitted = newcomersAdmitted(coupon, 40);
+        assertThat(admitted)
+                .as("30 less shard 0's six and the four each lost shard had published")
+                .isEqualTo(30 - 6 - 4 - 4);
+    }
+
+    /** Loses one shard's keys and deals it again, its first published member put back as decided. */
+    private static void loseAloneAndDeal(long coupon, String[] tags, ShardOrder.Batch batch, int lost) {
         String decided = batch.entries().stream()
-                .filter(entry -> entry.shard() == 1)
+                .filter(entry -> entry.shard() == lost)
                 .map(ShardOrder.Entry::member)
                 .findFirst()
-                .orElse(null);
-        long members = decided == null ? 0 : 1;
-        long kept = sync.zcard(StockShards.queue(tags[0])) + sync.zcard(StockShards.queue(tags[2]));
-        sync.del(StockShards.state(tags[1], 1).toArray(String[]::new));
-
+                .orElseThrow();
+        sync.del(StockShards.state(tags[lost], lost).toArray(String[]::new));
         stock.deal()
                 .init(
                         coupon,
                         SHARDS,
                         30,
-                        6,
+                        12,
                         ShardDeal.Settings.open(1_000),
                         // as MemberRestore.putBack writes them (async: the deal runs on the connection's thread)
-                        lost -> decided == null
-                                ? Mono.empty()
-                                : Mono.fromCompletionStage(
-                                                connection.async().zadd(StockShards.queue(tags[1]), 1, decided))
-                                        .then(Mono.fromCompletionStage(
-                                                connection.async().hset(StockShards.result(tags[1]), decided, "I:1")))
-                                        .then(),
+                        shards -> Mono.fromCompletionStage(
+                                        connection.async().zadd(StockShards.queue(tags[lost]), 1, decided))
+                                .then(Mono.fromCompletionStage(
+                                        connection.async().hset(StockShards.result(tags[lost]), decided, "I:1")))
+                                .then(),
                         false)
                 .block();
+    }
 
-        assertThat(sync.hget(StockShards.stock(tags[1]), "back")).isEqualTo(Long.toString(members - published));
-        assertThat(caps(coupon) + (published - members))
-                .as("the caps and what is known only as published come to the stock")
-                .isEqualTo(30);
-        long admitted = 0;
-        for (int i = 0; i < 40; i++) {
-            if (stock.admit(coupon, SHARDS, "n-" + i + "-" + UUID.randomUUID())
-                            .block()
-                            .outcome()
-                    == ShardStock.Outcome.ADMITTED) {
-                admitted++;
-            }
-        }
-        assertThat(admitted)
-                .as("30 less what shards 0 and 2 hold and what shard 1 had published")
-                .isEqualTo(30 - kept - published);
+    /**
+     * A member the worker puts back on a lost shard after the deal read it and before its share is set (only its
+     * queue entry is written while the shard has no stock hash) gets its place in the share and leaves what is known
+     * only as a count, in the same step as the share (shard_init.lua).
+     */
+    @Test
+    void shouldGiveAMemberPutBackWhileTheShardWasBeingDealtItsPlace() {
+        long coupon = ShardStockTest.newCoupon();
+        String tag = stock.tags(coupon, SHARDS)[2];
+        sync.zadd(StockShards.queue(tag), 1, "read-by-the-deal");
+        sync.zadd(StockShards.queue(tag), 2, "put-back-since");
+        String script = com.flashcoupon.contract.LuaScripts.text("scripts/gate_settings.lua")
+                + com.flashcoupon.contract.LuaScripts.text("scripts/shard_init.lua");
+        // dealt 1 (the member read) + 5 free, with 2 published and not decided (back -1), one member read
+        sync.eval(
+                script,
+                io.lettuce.core.ScriptOutputType.MULTI,
+                new String[] {StockShards.stock(tag), StockShards.queue(tag)},
+                "6",
+                "30",
+                "1",
+                "3",
+                "0",
+                "0",
+                "0",
+                "100",
+                "0",
+                "",
+                "",
+                "",
+                "-1",
+                "1");
+
+        assertThat(sync.hget(StockShards.stock(tag), "share")).isEqualTo("7");
+        assertThat(sync.hget(StockShards.stock(tag), "back")).isEqualTo("0");
     }
 }

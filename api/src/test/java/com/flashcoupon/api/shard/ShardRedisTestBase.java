@@ -1,9 +1,11 @@
 package com.flashcoupon.api.shard;
 
 import com.flashcoupon.api.support.TestEnvironment;
+import com.flashcoupon.contract.StockShards;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -30,5 +32,15 @@ abstract class ShardRedisTestBase {
     static void close() {
         connection.close();
         client.shutdown();
+    }
+
+    /** A new member id whose home is {@code shard} of an event of {@code shards} stock shards. */
+    static String homedAt(int shards, int shard) {
+        while (true) {
+            String member = "home-" + UUID.randomUUID();
+            if (StockShards.home(member, shards) == shard) {
+                return member;
+            }
+        }
     }
 }

@@ -354,13 +354,4 @@ class ShardStockTest extends ShardRedisTestBase {
         assertThat(stock.admit(coupon, shards, homedAt(shards, 2)).block().outcome())
                 .isEqualTo(ShardStock.Outcome.SOLD_OUT);
     }
-
-    private static String homedAt(int shards, int shard) {
-        while (true) {
-            String member = "home-" + UUID.randomUUID();
-            if (StockShards.home(member, shards) == shard) {
-                return member;
-            }
-        }
-    }
 }
