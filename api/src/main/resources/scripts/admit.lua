@@ -87,6 +87,12 @@ if seq then
   end
   return {2, tonumber(seq), done, rate, result, 0}
 end
+-- decided, and not in the queue: a member the worker recorded after a restore whose sequence it could not place (MySQL's
+-- published count lagged behind Kafka's): asked before, with the result, never admitted again nor told sold out
+local decided = redis.call('HGET', KEYS[6], ARGV[1])
+if decided then
+  return {2, 0, done, rate, decided, 0}
+end
 if draw_at > 0 and redis.call('ZSCORE', KEYS[9], ARGV[1]) then
   return {2, 0, done, rate, 'F:SOLD_OUT', 0}
 end

@@ -68,6 +68,11 @@ if seq then
   end
   return {2, tonumber(seq), 0, tonumber(redis.call('ZSCORE', KEYS[4], ARGV[1]) or '0'), rate, result}
 end
+-- decided, and not in the queue (the worker could not place them after a restore): asked before, with the result
+local decided = redis.call('HGET', KEYS[12], ARGV[1])
+if decided then
+  return {2, 0, 0, 0, rate, decided}
+end
 local cap = tonumber(stock[1]) + tonumber(stock[2] or '0')
 local admitted = redis.call('ZCARD', KEYS[2])
 if admitted >= cap then

@@ -122,9 +122,10 @@ class AdmissionGate {
     }
 
     /**
-     * Loads the members a sold-out coupon still answers 200: its queue, and the members of its draw (a
-     * RANDOMIZED_START event's, told their outcome when they ask again); for an event of more than one stock shard,
-     * every shard's queue (sold out is said only once every shard is out, so none of them grows any more).
+     * Loads the members a sold-out coupon still answers 200: its queue, the members of its draw (a RANDOMIZED_START
+     * event's, told their outcome when they ask again) and the members with a result; for an event of more than one
+     * stock shard, every shard's queue and results (sold out is said only once every shard is out, so no queue grows
+     * any more).
      */
     private void loadQueue(long couponId, int shards) {
         if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
@@ -135,8 +136,17 @@ class AdmissionGate {
                 : java.util.stream.IntStream.range(0, shards)
                         .mapToObj(shard -> StockShards.queue(StockShards.tag(couponId, shards, shard)))
                         .toList();
+        // and the members with a result: after a restore, one the worker recorded but could not place in the queue
+        // (MySQL's published count lagged behind Kafka's) is answered with it, never refused as sold out
+        List<String> results = shards <= 1
+                ? List.of(CouponKeys.result(couponId))
+                : java.util.stream.IntStream.range(0, shards)
+                        .mapToObj(shard -> StockShards.result(StockShards.tag(couponId, shards, shard)))
+                        .toList();
         Flux.fromIterable(keys)
                 .concatMap(key -> redis.opsForZSet().size(key))
+                .concatWith(Flux.fromIterable(results)
+                        .concatMap(key -> redis.opsForHash().size(key)))
                 .collectList()
                 .flatMapMany(sizes -> {
                     if (sizes.stream().mapToLong(Long::longValue).sum() > MAX_MEMBERS_HELD) {
@@ -145,7 +155,11 @@ class AdmissionGate {
                     }
                     // a sold-out queue no longer grows, nor a drawn draw, so pages by rank are stable (an admission
                     // after a restore drops the LOADING marker, and this load with it)
-                    return Flux.range(0, keys.size()).concatMap(k -> pages(keys.get(k), sizes.get(k)));
+                    return Flux.range(0, keys.size())
+                            .concatMap(k -> pages(keys.get(k), sizes.get(k)))
+                            .concatWith(Flux.fromIterable(results)
+                                    .concatMap(key ->
+                                            redis.<String, String>opsForHash().keys(key)));
                 })
                 .collect(() -> ConcurrentHashMap.<String>newKeySet(), Set::add)
                 .subscribe(

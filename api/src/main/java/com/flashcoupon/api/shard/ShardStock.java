@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Mono;
 
 /**
@@ -300,6 +301,13 @@ public final class ShardStock {
     /** The first half of a transfer alone, as an instance that dies right after it leaves it (for tests). */
     public Mono<Long> giveOnly(long couponId, int shards, int donor, int receiver, long want) {
         return transfers.give(
-                tags(couponId, shards), donor, receiver, UUID.randomUUID().toString(), want);
+                tags(couponId, shards),
+                donor,
+                receiver,
+                new UUID(
+                                ThreadLocalRandom.current().nextLong(),
+                                ThreadLocalRandom.current().nextLong())
+                        .toString(),
+                want);
     }
 }

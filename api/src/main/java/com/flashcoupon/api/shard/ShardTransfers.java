@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -89,7 +90,10 @@ public final class ShardTransfers {
     Mono<Refill> refill(String[] tags, int home, long want) {
         return Flux.defer(() -> Flux.fromIterable(hints.donors(tags, home)))
                 .concatMap(donor -> {
-                    String id = UUID.randomUUID().toString();
+                    // unique, not secret: ThreadLocalRandom, since UUID.randomUUID may read /dev/urandom on this event
+                    // loop (BlockHound caught it once its buffer ran out)
+                    var random = ThreadLocalRandom.current();
+                    String id = new UUID(random.nextLong(), random.nextLong()).toString();
                     long since = redis.epoch();
                     return give(tags, donor, home, id, want).map(given -> new Given(donor, id, given, since));
                 })

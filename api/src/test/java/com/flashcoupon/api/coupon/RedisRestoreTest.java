@@ -70,6 +70,33 @@ class RedisRestoreTest extends ApiTestBase {
                 .isEqualTo(1);
     }
 
+    /**
+     * After a restore, the worker records a member whose sequence it cannot place in the queue (MySQL's published count
+     * lagged behind Kafka's): the result is written, the queue left alone. Asking again answers them with it, whether
+     * stock is left (never a second admission) or not (never sold out).
+     */
+    @Test
+    void shouldAnswerADecidedMemberMissingFromTheQueueWithTheirResult() {
+        long id = createCoupon(1, 1);
+        requestCoupon(id, "fills-the-stock").expectStatus().isAccepted();
+        redis.opsForHash().put(CouponKeys.result(id), "recorded-not-queued", "I:77");
+        redis.opsForHash().put(CouponKeys.result(id), "failed-not-queued", "F:SOLD_OUT");
+
+        requestCoupon(id, "recorded-not-queued")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("ISSUED");
+        requestCoupon(id, "failed-not-queued")
+                .expectStatus()
+                .isOk()
+                .expectBody()
+                .jsonPath("$.status")
+                .isEqualTo("FAILED");
+        assertThat(redis.opsForZSet().size(CouponKeys.queue(id))).isEqualTo(1);
+    }
+
     @Test
     void shouldAnswerAFailedMemberFailedWhenTheyAskAgainAfterTheLoss() {
         long id = createCoupon(10, 1);

@@ -154,4 +154,20 @@ class ShardedRestoreApiTest extends ApiTestBase {
                 .isEqualTo(30 - elsewhere.size() - 1);
         expectIssued(id, onOne);
     }
+
+    /**
+     * A member with a result on their home shard and no place in its queue (the worker could not place them after a
+     * restore) is answered with it, with stock left (never admitted a second time).
+     */
+    @Test
+    void shouldAnswerADecidedMemberMissingFromTheirShardsQueueWithTheirResult() {
+        long id = openEvent(30);
+        String member = homedAt(SHARDS, 2);
+        requestCoupon(id, homedAt(SHARDS, 0)).expectStatus().isAccepted();
+        redis.opsForHash().put(StockShards.result(StockShards.tag(id, SHARDS, 2)), member, "I:78");
+
+        expectIssued(id, member);
+        assertThat(redis.opsForZSet().size(StockShards.queue(StockShards.tag(id, SHARDS, 2))))
+                .isZero();
+    }
 }

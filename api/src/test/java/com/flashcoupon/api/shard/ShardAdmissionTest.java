@@ -220,11 +220,16 @@ class ShardAdmissionTest extends ShardRedisTestBase {
         String shardZero = StockShards.stock(stock.tags(coupon, 3)[0]);
         assertThat(sync.hget(shardZero, "shards")).isEqualTo("3");
         assertThat(sync.hget(shardZero, "share")).isEqualTo("30");
+        // a shard of the older count may share its tag with one of the newer (both counts' searches can find the
+        // same {cpn:ID:i:n}): that one holds the newer count's share, the others none
+        java.util.Set<String> newer = java.util.Set.of(stock.tags(coupon, 3));
         for (int shard = 1; shard < 6; shard++) {
             String tag = stock.tags(coupon, 6)[shard];
-            assertThat(sync.hget(StockShards.stock(tag), "share"))
-                    .as("shard %d of the older count", shard)
-                    .isNull();
+            if (!newer.contains(tag)) {
+                assertThat(sync.hget(StockShards.stock(tag), "share"))
+                        .as("shard %d of the older count", shard)
+                        .isNull();
+            }
         }
 
         // the other way round: B (version 2, three shards) resets A's six, then A's late init deals nothing again
