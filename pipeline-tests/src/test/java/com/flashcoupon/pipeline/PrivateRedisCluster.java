@@ -40,13 +40,22 @@ final class PrivateRedisCluster implements AutoCloseable {
         dir = Files.createTempDirectory("flash-coupon-redis-cluster");
         try {
             for (int i = 0; i < NODES; i++) {
-                int port = ProcessKit.freePort();
-                Files.createDirectories(dir.resolve(Integer.toString(port)));
-                nodes.put(port, null);
-                busPorts.put(port, ProcessKit.freePort());
-            }
-            for (int port : nodes.keySet()) {
-                start(port);
+                // a port found free may be taken by another process (a test in the other fork) before the node binds
+                // it: the node then exits at once, and is started again on other ports
+                for (int attempt = 1; ; attempt++) {
+                    int port = ProcessKit.freePort();
+                    Files.createDirectories(dir.resolve(Integer.toString(port)));
+                    nodes.put(port, null);
+                    busPorts.put(port, ProcessKit.freePort());
+                    if (start(port)) {
+                        break;
+                    }
+                    nodes.remove(port);
+                    busPorts.remove(port);
+                    if (attempt == 5) {
+                        throw new IllegalStateException("no redis-server node started in 5 tries: see " + dir);
+                    }
+                }
             }
             List<String> create = new ArrayList<>(List.of("--cluster", "create"));
             nodes.keySet().forEach(port -> create.add("127.0.0.1:" + port));
@@ -242,7 +251,9 @@ final class PrivateRedisCluster implements AutoCloseable {
      * replica again (the cluster demotes a returning master whose slots were taken over) and the cluster is ok.
      */
     void restart(int port, Duration timeout) throws IOException, InterruptedException {
-        start(port);
+        if (!start(port)) {
+            throw new IllegalStateException("redis-server did not start again on port " + port + ": see " + dir);
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             try {
@@ -295,7 +306,8 @@ final class PrivateRedisCluster implements AutoCloseable {
                 "the cluster is not ok after " + timeout + ":\n" + String.join("\n", clusterNodes(anyLivePort())));
     }
 
-    private void start(int port) throws IOException {
+    /** Starts the node on its port; false when it exited before listening (its port or bus port was taken). */
+    private boolean start(int port) throws IOException {
         Path nodeDir = dir.resolve(Integer.toString(port));
         Process process = new ProcessBuilder(List.of(
                         "redis-server",
@@ -332,8 +344,11 @@ final class PrivateRedisCluster implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
         while (System.nanoTime() < deadline) {
             try (var socket = new Socket("127.0.0.1", port)) {
-                return;
+                return true;
             } catch (IOException notYet) {
+                if (!process.isAlive()) {
+                    return false;
+                }
                 ProcessKit.pause(100);
             }
         }
