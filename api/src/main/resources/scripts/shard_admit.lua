@@ -4,6 +4,11 @@
 -- earlier admission (their home is always this shard, so one-per-member holds across shards), the shard's cap (share +
 -- moved) and, once it is reached, the event's sold-out mark, the next sequence of the shard and ZADD NX. The event's settings are in the
 -- shard's stock hash (shard_init.lua writes them on every mirror).
+-- A fair start (docs/architecture.md, "A fair start across shards"): until drawAt (by this shard's clock, unless the
+-- draw's sizing closed the shard first) a member enters the draw kept on their home shard; after it, an entrant is
+-- answered DRAWING until the draw is made, and a newcomer is admitted only once the draw's places are held on every
+-- shard (the sizing, ShardDraws: the api runs it on outcome 13 and asks again), from the room they leave, with a time
+-- no earlier than drawAt so that the drainer publishes every place of the draw first.
 -- KEYS: 1 stock, 2 queue, 3 seq, 4 times, 5 the member's limit, 6 the address's limit, 7 stats, 8 the eligibility list,
 --       9-10 COUNT_ONLY's would-be refusals by the list and by claims, 11 the draw, 12 results (all the shard's)
 -- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off), 6-7 the gate's: the
@@ -22,8 +27,14 @@
 --   11 this shard is out (a = admitted here, b = cap, c = the event's total): the api moves stock here from another
 --      shard (shard_give, shard_take) and asks again; nothing charged
 --   12 the event has another shard count than ARGV[8] (a = the shard count it has): nothing charged
+--   7 entered the draw (within the window), 8 in the draw, asked before: a = the entrants (within the window this
+--     shard's count times the shard count, an estimate; after it, what the sizing froze), b = drawAt, e = the places
+--     the draw would give, f = 'DRAWING' once the window is closed; nothing placed until the draw is made
+--   13 the window is closed on this shard and the draw's places are not held yet: the api sizes the draw and asks
+--     again (the limits were charged)
+--   a member admitted (1) gets g = 1 while the draw is not made: their place counts the places it holds
 local stock = redis.call('HMGET', KEYS[1], 'share', 'moved', 'out', 'total', 'openAt', 'closeAt', 'closed', 'rate',
-  'announceAt', 'shards')
+  'announceAt', 'shards', 'drawAt', 'drawClosed', 'drawSized', 'drawn', 'held', 'drawEntrants', 'drawPlaces')
 if not stock[1] or not stock[5] then
   return {0, 0, 0, 0, 0, 0}
 end
@@ -60,6 +71,32 @@ local unproven = gate_human(KEYS[1], KEYS[2], KEYS[11], KEYS[7], ARGV[1], ARGV[7
 if unproven > 0 then
   return {10, unproven, 0, 0, rate, 0}
 end
+local draw_at = tonumber(stock[11] or '0') or 0
+local drawing = draw_at > 0 and stock[14] ~= '1'
+if drawing then
+  local estimate = math.min(tonumber(stock[4] or '0'), redis.call('ZCARD', KEYS[11]) * tonumber(stock[10]))
+  if stock[12] ~= '1' and now < draw_at then
+    local added = redis.call('ZADD', KEYS[11], 'NX', 0, ARGV[1])
+    if added == 0 then
+      redis.call('HINCRBY', KEYS[7], 'askedAgain', 1)
+    end
+    local entrants = redis.call('ZCARD', KEYS[11]) * tonumber(stock[10])
+    return {added == 1 and 7 or 8, entrants, draw_at, 0, rate, math.min(tonumber(stock[4] or '0'), entrants), ''}
+  end
+  if stock[12] ~= '1' then
+    redis.call('HSET', KEYS[1], 'drawClosed', 1)
+  end
+  if redis.call('ZSCORE', KEYS[11], ARGV[1]) then
+    redis.call('HINCRBY', KEYS[7], 'askedAgain', 1)
+    if stock[13] == '1' then
+      return {8, tonumber(stock[16]), draw_at, 0, rate, tonumber(stock[17]), 'DRAWING'}
+    end
+    return {8, redis.call('ZCARD', KEYS[11]) * tonumber(stock[10]), draw_at, 0, rate, estimate, 'DRAWING'}
+  end
+  if stock[13] ~= '1' and not seq then
+    return {13, 0, 0, 0, rate, 0}
+  end
+end
 if seq then
   local result = redis.call('HGET', KEYS[12], ARGV[1]) or ''
   if result == '' then
@@ -73,7 +110,12 @@ local decided = redis.call('HGET', KEYS[12], ARGV[1])
 if decided then
   return {2, 0, 0, 0, rate, decided}
 end
-local cap = tonumber(stock[1]) + tonumber(stock[2] or '0')
+-- an entrant the draw did not place (it is made: an entrant waiting for it was answered above)
+if draw_at > 0 and redis.call('ZSCORE', KEYS[11], ARGV[1]) then
+  return {2, 0, 0, 0, rate, 'F:SOLD_OUT'}
+end
+-- the places a fair start's draw holds are not this shard's to give until the draw writes its members in
+local cap = tonumber(stock[1]) + tonumber(stock[2] or '0') - tonumber(stock[15] or '0')
 local admitted = redis.call('ZCARD', KEYS[2])
 if admitted >= cap then
   -- the sold-out mark answers at once, without a transfer; a place given back to this shard after it (a member put
@@ -87,5 +129,9 @@ end
 seq = redis.call('INCR', KEYS[3])
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
 local at = tonumber(time[1]) * 1000000 + tonumber(time[2])
+if draw_at > 0 then
+  -- a shard whose clock is behind, closed by the sizing: still after every place of the draw
+  at = math.max(at, draw_at * 1000)
+end
 redis.call('ZADD', KEYS[4], 'NX', at, ARGV[1])
-return {1, seq, cap - admitted - 1, at, rate, gate_would or 0, admitted}
+return {1, seq, cap - admitted - 1, at, rate, gate_would or 0, admitted, drawing and 1 or 0}

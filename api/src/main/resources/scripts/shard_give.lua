@@ -3,13 +3,15 @@
 -- shard_take ran on the receiving shard, the amount is in no shard's cap: the caps sum to less than the total, never
 -- more. A donor gives at most half of what it has left (rounded up) and at most what is wanted, so stock follows the
 -- demand and, near the end, moves one coupon at a time.
+-- A fair start's places held on the shard ('held') are not given, and nothing is while its window is closed and the
+-- draw's places not held yet (the sizing reads every shard's room: ShardDraws).
 -- KEYS: 1 stock, 2 queue, 3 escrow   ARGV: 1 transfer id, 2 receiving shard, 3 wanted
 -- Returns {the amount given} (0: nothing to give, or no such shard)
-local stock = redis.call('HMGET', KEYS[1], 'share', 'moved')
-if not stock[1] then
+local stock = redis.call('HMGET', KEYS[1], 'share', 'moved', 'held', 'drawClosed', 'drawSized')
+if not stock[1] or (stock[4] == '1' and stock[5] ~= '1') then
   return {0}
 end
-local free = tonumber(stock[1]) + tonumber(stock[2] or '0') - redis.call('ZCARD', KEYS[2])
+local free = tonumber(stock[1]) + tonumber(stock[2] or '0') - tonumber(stock[3] or '0') - redis.call('ZCARD', KEYS[2])
 if free <= 0 then
   return {0}
 end

@@ -14,7 +14,9 @@
 --       'back' (shard_results.lua raises it as they come back); 14 for a shard the deal found without a share, the
 --       members it found in its queue: a member the worker put back since (while the shard had no stock hash, only
 --       its queue entry is written) gets its place in the share and leaves what is known only as a count ('back' + 1),
---       as shard_results.lua does on a shard with stock
+--       as shard_results.lua does on a shard with stock; 15 the fair start's drawAt (epoch ms, 0 or absent: none;
+--       shard_admit.lua keeps the window's entrants on the shard's draw until then), 16 '1' once MySQL recorded
+--       the draw: the shard is marked drawn (a restore put the placed members back; nothing is held for it)
 -- Returns {share}: the shard's share as it stands; {-1} when a newer mirror holds the shard (or, on shard 0, the meta). Nothing is written by a mirror older than the one the shard holds
 -- (a snapshot read before an operator's close never undoes it; one read before a shard count changed never deals the
 -- old count again after shard_reset.lua).
@@ -48,6 +50,10 @@ redis.call('HSETNX', KEYS[1], 'moved', 0)
 redis.call('HSETNX', KEYS[1], 'moves', 0)
 redis.call('HSETNX', KEYS[1], 'total', ARGV[2])
 redis.call('HSET', KEYS[1], 'version', ARGV[3], 'shards', ARGV[4], 'openAt', ARGV[5], 'closeAt', ARGV[6],
-  'closed', ARGV[7], 'rate', ARGV[8], 'announceAt', ARGV[9])
+  'closed', ARGV[7], 'rate', ARGV[8], 'announceAt', ARGV[9], 'drawAt', tonumber(ARGV[15] or '0') or 0)
+if ARGV[16] == '1' then
+  redis.call('HSET', KEYS[1], 'drawn', 1)
+  redis.call('HDEL', KEYS[1], 'held')
+end
 gate_settings(KEYS[1], ARGV[10])
 return {tonumber(redis.call('HGET', KEYS[1], 'share'))}

@@ -195,12 +195,6 @@ class CouponAdminService {
                         return Mono.error(alreadyOpen(coupon));
                     }
                     return blocking.run(() -> {
-                        if (request.stockShards() != null
-                                && request.stockShards() > 1
-                                && coupon.queueing() != Coupon.Queueing.FIFO) {
-                            throw ApiException.invalid("Coupon " + id + " has a fair start:"
-                                    + " more than one stock shard is not served yet with one.");
-                        }
                         // the shards first, refused by the database's clock once the event opened: then nothing changes
                         if (request.stockShards() != null && !coupons.updateStockShards(id, request.stockShards())) {
                             throw coupons.findById(id).map(Coupon::retired).orElse(true)

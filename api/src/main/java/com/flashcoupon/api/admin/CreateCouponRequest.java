@@ -74,12 +74,6 @@ record CreateCouponRequest(
                 : queueingWindowSeconds == null;
     }
 
-    /** Fair start does not work across stock shards yet: an event of more than one has none. */
-    @AssertTrue(message = "more than one stock shard is not served yet with RANDOMIZED_START")
-    boolean isStockShards() {
-        return stockShardsOrDefault() <= 1 || queueingOrDefault() == Coupon.Queueing.FIFO;
-    }
-
     Coupon.Queueing queueingOrDefault() {
         return queueing == null ? Coupon.Queueing.FIFO : queueing;
     }

@@ -125,7 +125,7 @@ class AdmissionGate {
      * Loads the members a sold-out coupon still answers 200: its queue, the members of its draw (a RANDOMIZED_START
      * event's, told their outcome when they ask again) and the members with a result; for an event of more than one
      * stock shard, every shard's queue and results (sold out is said only once every shard is out, so no queue grows
-     * any more).
+     * any more) and draws (a fair start's, on every shard).
      */
     private void loadQueue(long couponId, int shards) {
         if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
@@ -134,7 +134,11 @@ class AdmissionGate {
         List<String> keys = shards <= 1
                 ? List.of(CouponKeys.queue(couponId), CouponKeys.draw(couponId))
                 : java.util.stream.IntStream.range(0, shards)
-                        .mapToObj(shard -> StockShards.queue(StockShards.tag(couponId, shards, shard)))
+                        .boxed()
+                        .flatMap(shard -> {
+                            String tag = StockShards.tag(couponId, shards, shard);
+                            return java.util.stream.Stream.of(StockShards.queue(tag), StockShards.draw(tag));
+                        })
                         .toList();
         // and the members with a result: after a restore, one the worker recorded but could not place in the queue
         // (MySQL's published count lagged behind Kafka's) is answered with it, never refused as sold out

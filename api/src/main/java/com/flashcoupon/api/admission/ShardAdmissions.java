@@ -109,6 +109,23 @@ class ShardAdmissions {
                 Mono.just(new Admission(Admission.Outcome.RATE_LIMITED, result.detail(), result.waitMillis(), rate));
             case NOT_ANNOUNCED -> Mono.just(new Admission(Admission.Outcome.NOT_ANNOUNCED, 0, 0, rate));
             case GATE_REFUSED -> Mono.just(new Admission(Admission.Outcome.GATE_REFUSED, result.detail(), 0, rate));
+            // a fair start across shards (ShardDraws): entrants, drawAt, places, as admit.lua answers them
+            case DRAW_ENTERED ->
+                Mono.just(new Admission(
+                        Admission.Outcome.DRAW_ENTERED,
+                        result.detail(),
+                        result.time(),
+                        rate,
+                        result.result(),
+                        result.sequence()));
+            case DRAW_ASKED_BEFORE ->
+                Mono.just(new Admission(
+                        Admission.Outcome.DRAW_ASKED_BEFORE,
+                        result.detail(),
+                        result.time(),
+                        rate,
+                        result.result(),
+                        result.sequence()));
         };
     }
 
@@ -119,7 +136,8 @@ class ShardAdmissions {
      */
     private Mono<Admission> placed(
             long couponId, int shards, ShardStock.Result result, Admission.Outcome outcome, long gateWould) {
-        Mono<ShardPositions.Place> place = outcome == Admission.Outcome.ADMITTED
+        // while a fair start's draw is not made, the places it holds come first: read exactly (ShardPositions#place)
+        Mono<ShardPositions.Place> place = outcome == Admission.Outcome.ADMITTED && !result.drawPending()
                 ? positions.admitted(couponId, shards, result.shard(), result.detail(), result.time())
                 : positions.place(couponId, shards, result.shard(), result.time());
         return place.map(

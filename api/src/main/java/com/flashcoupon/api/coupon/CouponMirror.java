@@ -229,7 +229,10 @@ public class CouponMirror {
                                                     coupon,
                                                     prepared.getT1(),
                                                     lost -> members.putBack(id, coupon.stockShards(), lost),
-                                                    outcome == RESTORED)
+                                                    outcome == RESTORED,
+                                                    // as mirror.lua marks the meta: on a restore only, the placed
+                                                    // members put back by it (MemberRestore)
+                                                    outcome == RESTORED && drawn)
                                             .thenReturn(outcome)
                                     : Mono.just(outcome));
                 })

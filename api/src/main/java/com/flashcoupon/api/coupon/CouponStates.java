@@ -3,7 +3,9 @@ package com.flashcoupon.api.coupon;
 import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
+import com.flashcoupon.api.shard.ShardDraws;
 import com.flashcoupon.api.shard.ShardOrder;
+import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
 import java.time.Clock;
@@ -29,14 +31,17 @@ public class CouponStates {
     private final RetiredCoupons retired;
     private final Clock clock;
     private final ShardOrder order;
+    private final ShardDraws draws;
 
     CouponStates(
             ReactiveStringRedisTemplate redis,
             CouponMirror mirror,
             RetiredCoupons retired,
             Clock clock,
-            ShardOrder order) {
+            ShardOrder order,
+            ShardStock stock) {
         this.order = order;
+        this.draws = stock.draws();
         this.redis = redis;
         this.mirror = mirror;
         this.retired = retired;
@@ -87,8 +92,38 @@ public class CouponStates {
                 .filter(reply -> number(reply, 0) == 1)
                 .flatMap(reply -> reply.size() > 19 && number(reply, 19) > 1
                         // an event whose stock is in shards: what is admitted, published and done is on every shard
-                        ? order.totals(id, (int) number(reply, 19)).map(totals -> state(id, reply, totals))
+                        ? order.totals(id, (int) number(reply, 19)).flatMap(totals -> sharded(id, reply, totals))
                         : Mono.just(state(id, reply, null)));
+    }
+
+    /**
+     * An event in shards; with a fair start not made yet, its entrants are on every shard too (ShardDraws#counts: a
+     * call per shard, only until the draw is made).
+     */
+    private Mono<CouponState> sharded(long id, List<?> reply, ShardOrder.Batch totals) {
+        CouponState state = state(id, reply, totals);
+        if (!state.draw().pending()) {
+            return Mono.just(state);
+        }
+        return draws.counts(id, state.shards(), state.total())
+                .map(counts -> new CouponState(
+                        state.id(),
+                        state.name(),
+                        state.total(),
+                        state.openAt(),
+                        state.closeAt(),
+                        state.closed(),
+                        state.rate(),
+                        state.base(),
+                        state.queued(),
+                        state.cursor(),
+                        state.done(),
+                        state.rejectedSoldOut(),
+                        state.now(),
+                        counts.held(),
+                        new CouponState.Draw(state.draw().state(), counts.entrants(), counts.places()),
+                        state.announceAt(),
+                        state.shards()));
     }
 
     /** coupon_state.lua's reply, with every shard's totals in place of shard 0's when given. */

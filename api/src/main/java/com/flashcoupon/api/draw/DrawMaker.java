@@ -2,6 +2,8 @@ package com.flashcoupon.api.draw;
 
 import com.flashcoupon.api.coupon.CouponStates;
 import com.flashcoupon.api.health.OutageLog;
+import com.flashcoupon.api.shard.ShardDraws;
+import com.flashcoupon.api.shard.ShardStock;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -64,14 +66,22 @@ public class DrawMaker {
 
     private final DrawBeacon beacon;
 
+    /** A fair start across stock shards: the sizing and the draw written into the shards. */
+    private final ShardDraws shardDraws;
+
+    /** How long writing a draw into the shards may take (a page of members per call, every shard). */
+    private static final Duration SHARD_WRITE_WAIT = Duration.ofMinutes(5);
+
     DrawMaker(
             StringRedisTemplate redis,
             DrawRepository draws,
             CouponStates states,
             Clock clock,
             MeterRegistry meters,
-            DrawBeacon beacon) {
+            DrawBeacon beacon,
+            ShardStock shardStock) {
         this.beacon = beacon;
+        this.shardDraws = shardStock.draws();
         this.redis = new RedisDraw(redis, ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID());
         this.draws = draws;
         this.states = states;
@@ -150,7 +160,17 @@ public class DrawMaker {
         }
         long started = System.nanoTime();
         try {
-            List<String> entrants = redis.entrants(couponId);
+            int shards = shards(couponId);
+            List<String> entrants;
+            if (shards > 1) {
+                // across stock shards: every shard closed and the draw's places held, then its entrants merged
+                ShardDraws.Sized sized = shardDraws.size(couponId, shards).block(REDIS_WAIT);
+                // place p is published p-th: nothing of the event is published before its draw is made
+                state = new RedisDraw.State(true, 2, 1, sized.places(), sized.entrants(), false);
+                entrants = redis.entrants(couponId, shards);
+            } else {
+                entrants = redis.entrants(couponId);
+            }
             Recorded outcome;
             if (state.madeWithoutSeed()) {
                 outcome = placedBefore(couponId, entrants);
@@ -207,7 +227,21 @@ public class DrawMaker {
             if (state.window() == 2) {
                 long started = System.nanoTime();
                 List<String> placed = draws.placedInOrder(couponId);
-                redis.place(couponId, record.firstSequence(), placed);
+                int shards = shards(couponId);
+                if (shards > 1) {
+                    ShardDraws.Sized sized = shardDraws.size(couponId, shards).block(REDIS_WAIT);
+                    shardDraws
+                            .write(
+                                    couponId,
+                                    shards,
+                                    sized,
+                                    placed,
+                                    record.drawAt().toEpochMilli())
+                            .block(SHARD_WRITE_WAIT);
+                    redis.finish(couponId);
+                } else {
+                    redis.place(couponId, record.firstSequence(), placed);
+                }
                 madeIn.record(Duration.ofNanos(System.nanoTime() - started));
                 log.info(
                         "coupon {}: draw made (members told), {} placed from sequence {}",
@@ -219,6 +253,12 @@ public class DrawMaker {
         } finally {
             redis.release(couponId);
         }
+    }
+
+    /** The event's stock shards as Redis holds it (1 when it holds none). */
+    private int shards(long couponId) {
+        var state = states.read(couponId).block(REDIS_WAIT);
+        return state == null ? 1 : state.shards();
     }
 
     /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */

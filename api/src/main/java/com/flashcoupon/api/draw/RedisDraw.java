@@ -4,6 +4,7 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.LuaScripts;
+import com.flashcoupon.contract.StockShards;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,8 +99,25 @@ public final class RedisDraw {
 
     /** The window's entrants, in their ids' byte order, read page by page (the lease renewed with each). */
     public List<String> entrants(long couponId) {
+        List<String> entrants = read(couponId, CouponKeys.draw(couponId));
+        // every score is 0, so Redis keeps them in byte order already; a draw of the old kind was kept by ticket
+        return inByteOrder(entrants) ? entrants : byteOrder(entrants);
+    }
+
+    /**
+     * The entrants of a fair start across stock shards: every shard's draw, merged in their ids' byte order (each
+     * member entered on their home shard only).
+     */
+    public List<String> entrants(long couponId, int shards) {
         List<String> entrants = new ArrayList<>();
-        String key = CouponKeys.draw(couponId);
+        for (int shard = 0; shard < shards; shard++) {
+            entrants.addAll(read(couponId, StockShards.draw(StockShards.tag(couponId, shards, shard))));
+        }
+        return byteOrder(entrants);
+    }
+
+    private List<String> read(long couponId, String key) {
+        List<String> entrants = new ArrayList<>();
         for (long from = 0; ; from += PAGE) {
             var page = redis.opsForZSet().range(key, from, from + PAGE - 1);
             if (page == null || page.isEmpty()) {
@@ -113,8 +131,7 @@ public final class RedisDraw {
                 break;
             }
         }
-        // every score is 0, so Redis keeps them in byte order already; a draw of the old kind was kept by ticket
-        return inByteOrder(entrants) ? entrants : byteOrder(entrants);
+        return entrants;
     }
 
     private static boolean inByteOrder(List<String> members) {
@@ -161,6 +178,11 @@ public final class RedisDraw {
                 throw lost(couponId);
             }
         }
+        finish(couponId);
+    }
+
+    /** Marks the draw made on the event's meta: the drainer publishes from now on. */
+    public void finish(long couponId) {
         Long finished =
                 redis.execute(FINISH, List.of(CouponKeys.meta(couponId), CouponKeys.drawLease(couponId)), owner);
         if (finished == null || finished < 0) {

@@ -23,10 +23,25 @@ public final class ShardDeal {
     /**
      * The event's settings each shard keeps for its admissions (shard_init.lua): the MySQL row's version (an older one
      * is never written over a newer), the window, the rate, the announcement (0 = none) and the gate's settings
-     * (GateSettings.mirrorArg; '' none).
+     * (GateSettings.mirrorArg; '' none), a fair start's drawAt (epoch ms, 0 = none: {@link ShardDraws}) and whether
+     * MySQL recorded its draw (a restore then marks every shard drawn: the restore put the placed members back).
      */
     public record Settings(
-            long version, long openAt, long closeAt, boolean closed, int rate, long announceAt, String gate) {
+            long version,
+            long openAt,
+            long closeAt,
+            boolean closed,
+            int rate,
+            long announceAt,
+            String gate,
+            long drawAt,
+            boolean drawn) {
+
+        /** No fair start (drawAt 0). */
+        public Settings(
+                long version, long openAt, long closeAt, boolean closed, int rate, long announceAt, String gate) {
+            this(version, openAt, closeAt, closed, rate, announceAt, gate, 0, false);
+        }
 
         /** Open since the epoch, never closing, no gate: what tests of the stock alone deal with. */
         public static Settings open(int rate) {
@@ -208,7 +223,9 @@ public final class ShardDeal {
                         plan.restored(),
                         shard == 0 && plan.startMarks() ? "1" : "",
                         plan.back()[shard],
-                        plan.found()[shard])
+                        plan.found()[shard],
+                        Long.toString(settings.drawAt()),
+                        settings.drawn() ? "1" : "")
                 .map(reply -> number(reply, 0));
     }
 

@@ -33,16 +33,20 @@ public class ShardMirror {
 
     /** {@code gate}: the gate's settings as mirror.lua took them (GateSettings.mirrorArg). */
     public Mono<Void> deal(Coupon coupon, String gate) {
-        return deal(coupon, gate, lost -> Mono.empty(), false);
+        return deal(coupon, gate, lost -> Mono.empty(), false, false);
     }
 
     /**
      * As above; {@code putBack} writes back the members MySQL decided whose home is one of the shards a deal found lost
      * alone ({@link ShardDeal#init}); {@code metaRestored}: mirror.lua has just written the meta anew (a restore, or a new
-     * event).
+     * event); {@code drawn}: MySQL recorded the event's fair-start draw (each shard is then marked drawn).
      */
     public Mono<Void> deal(
-            Coupon coupon, String gate, Function<Set<Integer>, Mono<Void>> putBack, boolean metaRestored) {
+            Coupon coupon,
+            String gate,
+            Function<Set<Integer>, Mono<Void>> putBack,
+            boolean metaRestored,
+            boolean drawn) {
         if (coupon.retired()) {
             return Mono.empty();
         }
@@ -75,7 +79,7 @@ public class ShardMirror {
                                                 shards,
                                                 coupon.totalQuantity(),
                                                 floor(coupon),
-                                                settings(coupon, gate),
+                                                settings(coupon, gate, drawn),
                                                 putBack,
                                                 metaRestored)
                                 : Mono.empty());
@@ -86,7 +90,7 @@ public class ShardMirror {
         return Math.max(coupon.publishedCount(), (long) coupon.issuedCount() + coupon.failedCount());
     }
 
-    static ShardDeal.Settings settings(Coupon coupon, String gate) {
+    static ShardDeal.Settings settings(Coupon coupon, String gate, boolean drawn) {
         return new ShardDeal.Settings(
                 coupon.version(),
                 coupon.openAt().toEpochMilli(),
@@ -94,6 +98,8 @@ public class ShardMirror {
                 coupon.closedByOperator(),
                 coupon.issueRatePerSecond(),
                 coupon.announceAt() == null ? 0 : coupon.announceAt().toEpochMilli(),
-                gate);
+                gate,
+                coupon.drawAt() == null ? 0 : coupon.drawAt().toEpochMilli(),
+                drawn);
     }
 }

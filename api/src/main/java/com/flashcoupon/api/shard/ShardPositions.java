@@ -41,7 +41,18 @@ public final class ShardPositions {
      * A member's request on their home shard: {@code found} when they hold a place or have a result; their result
      * ('' while waiting) and, while waiting, their {@link Place}.
      */
-    public record Standing(boolean found, String result, Place place) {}
+    public record Standing(boolean found, String result, Place place, Draw draw) {
+
+        Standing(boolean found, String result, Place place) {
+            this(found, result, place, null);
+        }
+    }
+
+    /**
+     * A member of a fair start's draw that is not made yet, as their home shard counts it (shard_status.lua): the
+     * entrants, the places the draw would give, drawAt (epoch ms), and whether the window is closed.
+     */
+    public record Draw(long entrants, long places, long drawAt, boolean closed) {}
 
     /** A shard's admissions as this instance last saw them, and when by the shard's clock (µs). */
     private record Sight(long admitted, long at) {}
@@ -80,9 +91,22 @@ public final class ShardPositions {
         String tag = stock.tags(couponId, shards)[home];
         return redis.eval(
                         STATUS,
-                        new String[] {StockShards.queue(tag), StockShards.times(tag), StockShards.result(tag)},
+                        new String[] {
+                            StockShards.queue(tag),
+                            StockShards.times(tag),
+                            StockShards.result(tag),
+                            StockShards.draw(tag),
+                            StockShards.stock(tag)
+                        },
                         memberId)
                 .flatMap(reply -> {
+                    if (number(reply, 0) == 2) {
+                        return Mono.just(new Standing(
+                                true,
+                                "",
+                                new Place(0, 0),
+                                new Draw(number(reply, 1), number(reply, 2), number(reply, 3), number(reply, 4) == 2)));
+                    }
                     if (number(reply, 0) == 0) {
                         return Mono.just(new Standing(false, "", new Place(0, 0)));
                     }
@@ -96,7 +120,8 @@ public final class ShardPositions {
 
     /**
      * The members published before one admitted on {@code home} at {@code time} (us), and the members done, on all the
-     * event's shards together. The drainer publishes admissions of the same microsecond on two shards lower shard first
+     * event's shards together, with the places a fair start's draw holds and has not written in yet. The drainer
+     * publishes admissions of the same microsecond on two shards lower shard first
      * ({@link ShardOrder}): a shard below {@code home} counts those of {@code time} too.
      */
     public Mono<Place> place(long couponId, int shards, int home, long time) {
@@ -105,12 +130,19 @@ public final class ShardPositions {
         return Flux.range(0, shards)
                 .flatMap(shard -> redis.eval(
                         AHEAD,
-                        new String[] {StockShards.times(tags[shard]), StockShards.done(tags[shard])},
+                        new String[] {
+                            StockShards.times(tags[shard]),
+                            StockShards.done(tags[shard]),
+                            StockShards.stock(tags[shard])
+                        },
                         Long.toString(time),
                         shard < home ? "1" : "0"))
                 .reduce(
                         new Place(0, 0),
-                        (sum, reply) -> new Place(sum.ahead() + number(reply, 0), sum.done() + number(reply, 2)));
+                        // a fair start's places held and not written in yet come before every admission after it
+                        (sum, reply) -> new Place(
+                                sum.ahead() + number(reply, 0) + (reply.size() > 3 ? number(reply, 3) : 0),
+                                sum.done() + number(reply, 2)));
     }
 
     /**

@@ -61,14 +61,22 @@ public final class ShardStock {
         /** {@link Result#detail}: the gate's reason (gate.lua), as for an event of one shard */
         GATE_REFUSED,
         /** the event has another shard count than the one asked with: {@link Result#detail} is the one it has */
-        RESHARDED
+        RESHARDED,
+        /**
+         * entered a fair start's draw (within its window): {@link Result#detail} the entrants, {@link Result#time}
+         * drawAt, {@link Result#sequence} the places the draw would give ({@link ShardDraws})
+         */
+        DRAW_ENTERED,
+        /** in the draw, asked before it is made: as {@link #DRAW_ENTERED}, {@link Result#result} 'DRAWING' once closed */
+        DRAW_ASKED_BEFORE
     }
 
     /**
      * An admission's answer: the member's home shard; when admitted or asked before, their sequence on it and the time
      * of their admission (microseconds, by the shard's primary's clock; 0 otherwise); the detail of a refusal (see
-     * {@link Outcome}; when admitted, the members the home shard admitted before them), the event's rate, the member's result when they have one ('' otherwise), and the gate's
-     * COUNT_ONLY rules that would have refused a member just admitted (gate.lua).
+     * {@link Outcome}; when admitted, the members the home shard admitted before them), the event's rate, the member's result when they have one ('' otherwise), the gate's
+     * COUNT_ONLY rules that would have refused a member just admitted (gate.lua), and whether a fair start's draw was
+     * not made yet when they were (their place then counts the places it holds: read exactly).
      */
     public record Result(
             Outcome outcome,
@@ -79,10 +87,24 @@ public final class ShardStock {
             long waitMillis,
             int rate,
             String result,
-            long gateWouldRefuse) {
+            long gateWouldRefuse,
+            boolean drawPending) {
 
         Result(Outcome outcome, int shard) {
-            this(outcome, shard, 0, 0, 0, 0, 0, "", 0);
+            this(outcome, shard, 0, 0, 0, 0, 0, "", 0, false);
+        }
+
+        Result(
+                Outcome outcome,
+                int shard,
+                long sequence,
+                long time,
+                long detail,
+                long waitMillis,
+                int rate,
+                String result,
+                long gateWouldRefuse) {
+            this(outcome, shard, sequence, time, detail, waitMillis, rate, result, gateWouldRefuse, false);
         }
     }
 
@@ -125,12 +147,14 @@ public final class ShardStock {
     private final Redis redis;
     private final ShardTransfers transfers;
     private final ShardDeal deal;
+    private final ShardDraws draws;
     private final Map<Long, String[]> tags = new ConcurrentHashMap<>();
 
     public ShardStock(Redis redis) {
         this.redis = redis;
         this.transfers = new ShardTransfers(redis);
         this.deal = new ShardDeal(redis, this);
+        this.draws = new ShardDraws(redis, this, transfers);
     }
 
     static ScriptConnection.Script script(String name) {
@@ -156,6 +180,11 @@ public final class ShardStock {
         return deal;
     }
 
+    /** A fair start across the shards: the sizing at the window's close, and the draw written ({@link ShardDraws}). */
+    public ShardDraws draws() {
+        return draws;
+    }
+
     /** Admits the member with no limits and no gate (tests of the stock alone). */
     public Mono<Result> admit(long couponId, int shards, String memberId) {
         return admit(couponId, shards, memberId, Request.PLAIN);
@@ -166,7 +195,7 @@ public final class ShardStock {
      * and the gate are checked in the same step (shard_admit.lua).
      */
     public Mono<Result> admit(long couponId, int shards, String memberId, Request request) {
-        return admitAt(tags(couponId, shards), StockShards.home(memberId, shards), memberId, request, 0);
+        return admitAt(couponId, tags(couponId, shards), StockShards.home(memberId, shards), memberId, request, 0);
     }
 
     /**
@@ -186,7 +215,8 @@ public final class ShardStock {
                 Long.toString(Math.max(1, burst / shards)));
     }
 
-    private Mono<Result> admitAt(String[] tags, int home, String memberId, Request request, int refills) {
+    private Mono<Result> admitAt(
+            long couponId, String[] tags, int home, String memberId, Request request, int refills) {
         String tag = tags[home];
         String[] keys = {
             StockShards.stock(tag),
@@ -230,7 +260,8 @@ public final class ShardStock {
                                     0,
                                     rate,
                                     "",
-                                    number(reply, 5)));
+                                    number(reply, 5),
+                                    reply.size() > 7 && number(reply, 7) == 1));
                         }
                         case 2 ->
                             Mono.just(new Result(
@@ -251,6 +282,26 @@ public final class ShardStock {
                         case 9 -> Mono.just(refusal(Outcome.NOT_ANNOUNCED, home, 0, 0, rate));
                         case 10 -> Mono.just(refusal(Outcome.GATE_REFUSED, home, number(reply, 1), 0, rate));
                         case 12 -> Mono.just(refusal(Outcome.RESHARDED, home, number(reply, 1), 0, rate));
+                        case 7, 8 ->
+                            Mono.just(new Result(
+                                    outcome == 7 ? Outcome.DRAW_ENTERED : Outcome.DRAW_ASKED_BEFORE,
+                                    home,
+                                    number(reply, 5),
+                                    number(reply, 2),
+                                    number(reply, 1),
+                                    0,
+                                    rate,
+                                    text(reply, 6),
+                                    0));
+                        case 13 -> {
+                            if (refills >= MAX_REFILLS) {
+                                yield Mono.error(new IllegalStateException("the draw's places were not held"));
+                            }
+                            // the window is closed and the draw's places not held yet: hold them, ask again (charged)
+                            yield draws.size(couponId, tags.length)
+                                    .then(Mono.defer(() ->
+                                            admitAt(couponId, tags, home, memberId, request.charged(), refills + 1)));
+                        }
                         case 11 -> {
                             if (refills >= MAX_REFILLS) {
                                 yield Mono.error(new IllegalStateException(
@@ -268,7 +319,8 @@ public final class ShardStock {
                                                     .thenReturn(refusal(Outcome.SOLD_OUT, home, 0, 0, rate));
                                         case MISSING -> Mono.just(new Result(Outcome.MISSING, home));
                                         case PENDING -> Mono.error(new Unsettled(home));
-                                        case MOVED, RETRY -> admitAt(tags, home, memberId, charged, refills + 1);
+                                        case MOVED, RETRY ->
+                                            admitAt(couponId, tags, home, memberId, charged, refills + 1);
                                     });
                         }
                         default -> Mono.error(new IllegalStateException("shard_admit.lua answered " + outcome));

@@ -129,6 +129,11 @@ public final class ShardTransfers {
      * escrow for {@link #recover}) or the receiver has no stock hash.
      */
     Mono<Boolean> complete(String[] tags, int donor, int receiver, String id, long amount, long since) {
+        return complete(tags, donor, receiver, id, amount, since, false);
+    }
+
+    /** As {@link #complete(String[], int, int, String, long, long)}; {@code held}: places a fair start's draw holds. */
+    Mono<Boolean> complete(String[] tags, int donor, int receiver, String id, long amount, long since, boolean held) {
         String from = tags[donor];
         String to = tags[receiver];
         return redis.replicated(StockShards.stock(from), since).flatMap(given -> {
@@ -136,7 +141,7 @@ public final class ShardTransfers {
                 return Mono.just(false);
             }
             long taking = redis.epoch();
-            return take(tags, receiver, id, amount).flatMap(taken -> {
+            return take(tags, receiver, id, amount, held).flatMap(taken -> {
                 if (taken < 0) {
                     return Mono.just(false);
                 }
@@ -151,9 +156,19 @@ public final class ShardTransfers {
 
     /** Step 2 alone: 1 taken now, 0 taken before, -1 the receiver has no stock hash. */
     Mono<Long> take(String[] tags, int receiver, String id, long amount) {
+        return take(tags, receiver, id, amount, false);
+    }
+
+    /**
+     * Step 2 alone, as above; {@code held}: the amount comes in
+     * as places a fair start's draw holds ({@link ShardDraws}).
+     */
+    Mono<Long> take(String[] tags, int receiver, String id, long amount, boolean held) {
         String to = tags[receiver];
-        return redis.eval(
-                        TAKE, new String[] {StockShards.stock(to), StockShards.received(to)}, id, Long.toString(amount))
+        String[] keys = {StockShards.stock(to), StockShards.received(to)};
+        return (held
+                        ? redis.eval(TAKE, keys, id, Long.toString(amount), "held")
+                        : redis.eval(TAKE, keys, id, Long.toString(amount)))
                 .map(reply -> number(reply, 0));
     }
 
@@ -226,6 +241,7 @@ public final class ShardTransfers {
         return lookAll(tags)
                 .flatMapMany(Flux::fromIterable)
                 .concatMap(look -> Flux.fromIterable(look.escrow().entrySet()).concatMap(entry -> {
+                    // receiver:amount, and :held for places a fair start's draw holds (ShardDraws)
                     String[] to = entry.getValue().split(":");
                     // another connection may have written the give: a write of ours on the donor's slot first, so
                     // that this connection's replica wait covers it
@@ -237,7 +253,8 @@ public final class ShardTransfers {
                                     Integer.parseInt(to[0]),
                                     entry.getKey(),
                                     Long.parseLong(to[1]),
-                                    since));
+                                    since,
+                                    to.length > 2 && "held".equals(to[2])));
                 }))
                 .collectList()
                 .map(done -> {

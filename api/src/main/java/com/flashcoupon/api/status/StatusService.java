@@ -126,6 +126,21 @@ public class StatusService {
             if (!standing.found()) {
                 return recorded(couponId, memberId).map(status -> new Tracked(status, 0, false));
             }
+            ShardPositions.Draw draw = standing.draw();
+            if (draw != null) {
+                return Mono.just(new Tracked(
+                        IssueStatus.inDraw(
+                                couponId,
+                                memberId,
+                                draw.entrants(),
+                                draw.places(),
+                                draw.closed(),
+                                Instant.ofEpochMilli(draw.drawAt()),
+                                System.currentTimeMillis(),
+                                pace.pace(couponId, rate)),
+                        0,
+                        true));
+            }
             if (!standing.result().isEmpty()) {
                 return Mono.just(new Tracked(fromResult(couponId, memberId, standing.result()), 0, false));
             }
