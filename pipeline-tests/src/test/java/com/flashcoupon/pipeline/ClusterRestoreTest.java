@@ -10,12 +10,15 @@ import org.junit.jupiter.api.Test;
  * A Redis Cluster of three primaries (each with its replica) loses every key during a crowd (each primary flushed; the
  * replicas follow), for an event of three stock shards spread over the primaries: the api restores it from MySQL with
  * every restore script in one slot of the cluster (the members on their home shards, the lock and the meta in the
- * event's slot), and every promise of {@link RestoreScenario} holds.
+ * event's slot), and every promise of {@link RestoreScenario} holds. On the same cluster, a fair start across three
+ * shards ({@link ShardedFairStartScenario}), with more stock than entrants and with fewer.
  */
 class ClusterRestoreTest {
 
     private static PrivateRedisCluster cluster;
     private static Stack stack;
+    private static io.lettuce.core.cluster.RedisClusterClient client;
+    private static io.lettuce.core.cluster.api.StatefulRedisClusterConnection<String, String> connection;
 
     @BeforeAll
     static void start() throws Exception {
@@ -24,10 +27,16 @@ class ClusterRestoreTest {
         api.put("coupon.redis.cluster-nodes", cluster.nodes());
         api.put("coupon.shards.max-served", 3);
         stack = new Stack(api, Map.of("coupon.redis.cluster-nodes", cluster.nodes()));
+        client = cluster.client();
+        connection = client.connect();
     }
 
     @AfterAll
     static void stop() throws Exception {
+        if (connection != null) {
+            connection.close();
+            client.shutdown();
+        }
         if (stack != null) {
             stack.close();
         }
@@ -39,5 +48,15 @@ class ClusterRestoreTest {
     @Test
     void shouldRestoreAnEventOfThreeShardsOnTheClusterAndIssueExactlyTheStock() throws Exception {
         new RestoreScenario(stack, "redis-cluster").run(3, cluster::flushAll);
+    }
+
+    @Test
+    void shouldPlaceEveryEntrantFirstAndNewcomersAfterWhenTheStockIsLarger() {
+        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key)).run(3, 200, 150, 80);
+    }
+
+    @Test
+    void shouldGiveEveryCouponToTheDrawWhenItHasMoreEntrantsThanStock() {
+        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key)).run(3, 100, 150, 20);
     }
 }
