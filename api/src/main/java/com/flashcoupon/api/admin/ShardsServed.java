@@ -13,8 +13,8 @@ import org.springframework.beans.factory.annotation.Value;
 /**
  * How many stock shards the admission path serves (issue 35): {@code coupon.shards.max-served}
  * ({@code COUPON_STOCK_SHARDS_MAX_SERVED}, default 1). An event's {@code stockShards} may be 1 to 64 by the contract,
- * but one above the setting is refused with a 400 and nothing is written, until the drainer, restore and retirement
- * work across shards (then the default becomes 64). Null is valid (one shard).
+ * but one above the setting is refused with a 400 and nothing is written, until the gaps docs/architecture.md lists
+ * under "What is left before K > 1 is served" are closed (then the default becomes 64). Null is valid (one shard).
  *
  * <p>The validator is made by Spring's constraint validator factory, so it reads the setting of its own context.
  */

@@ -22,7 +22,7 @@ import reactor.core.publisher.Mono;
  *
  * <p>The mirror deals the stock and writes the event's settings on every shard ({@link ShardMirror}); the admission
  * endpoint admits here for an event of more than one shard, which the admin API takes only up to {@code
- * coupon.shards.max-served} (default 1) until fair start works across shards.
+ * coupon.shards.max-served} (default 1) until the gaps docs/architecture.md lists are closed.
  */
 public final class ShardStock {
 
