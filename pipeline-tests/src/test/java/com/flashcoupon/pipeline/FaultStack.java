@@ -32,6 +32,12 @@ final class FaultStack implements AutoCloseable {
     /** Small drain batches, so that the order invariant (issuance follows admission up to one batch) means something. */
     static final int DRAIN_BATCH = 100;
 
+    /**
+     * The stock shards of every event the suite creates ({@code -Dfaults.shards=K}, default 1): the suite run again
+     * with K > 1 shows the faults' promises hold across shards (docs/architecture.md, "Stock shards").
+     */
+    static final int SHARDS = Integer.getInteger("faults.shards", 1);
+
     private static final Pattern JDBC_SERVER = Pattern.compile("^jdbc:mysql://([^/:?]+)(?::(\\d+))?/");
 
     final PrivateRedis redis;
@@ -78,6 +84,9 @@ final class FaultStack implements AutoCloseable {
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);
         apiSettings.put("coupon.drain.tick", "100ms");
+        if (SHARDS > 1) {
+            apiSettings.put("coupon.shards.max-served", SHARDS);
+        }
         apiSettings.put(
                 "logging.level.com.flashcoupon.api.drain.Drainer", System.getProperty("faults.drain-log", "INFO"));
         api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
@@ -154,7 +163,7 @@ final class FaultStack implements AutoCloseable {
     }
 
     long createCoupon(String name, int quantity, int ratePerSecond) {
-        return Stack.createCoupon(http(), name, quantity, ratePerSecond);
+        return Stack.createCoupon(http(), name, quantity, ratePerSecond, SHARDS);
     }
 
     /** Waits until the app is healthy ({@link ProcessKit#healthy}). */

@@ -349,7 +349,9 @@ class FaultSuiteTest {
                         "queueing",
                         "RANDOMIZED_START",
                         "queueingWindowSeconds",
-                        3_600));
+                        3_600,
+                        "stockShards",
+                        FaultStack.SHARDS));
         long couponId = ((Number) created.get("id")).longValue();
         List<Crowd.Answer> answers = crowd(couponId, "drawlost").get();
         Set<String> entrants = stack.accepted(couponId, answers);
@@ -359,6 +361,11 @@ class FaultSuiteTest {
 
         StringRedisTemplate redis = Stack.redisTemplate(stack.redis.url());
         redis.delete(CouponKeys.state(couponId));
+        for (int shard = 0; FaultStack.SHARDS > 1 && shard < FaultStack.SHARDS; shard++) {
+            // every shard's keys too: Redis lost the event whole
+            redis.delete(com.flashcoupon.contract.StockShards.state(
+                    com.flashcoupon.contract.StockShards.tag(couponId, FaultStack.SHARDS, shard), shard));
+        }
         long lostAt = System.nanoTime();
         Stack.admin(stack.http().get().uri("/admin/v1/coupons/{id}", couponId))
                 .exchange()
