@@ -3,7 +3,10 @@
 -- ('held') adds it to the receiver's. Once per donor and receiver, whoever runs it (the draw is written by the next
 -- pass of any instance after one died).
 -- KEYS: 1 stock, 2 escrow   ARGV: 1 transfer id, 2 receiving shard, 3 amount
--- Returns {1} given now, {0} given before
+-- Returns {1} given now, {0} given before, {-1} the shard has no stock (lost: nothing written)
+if redis.call('HEXISTS', KEYS[1], 'share') == 0 then
+  return {-1}
+end
 if redis.call('HSETNX', KEYS[1], 'drawGave:' .. ARGV[2], ARGV[3]) == 0 then
   return {0}
 end

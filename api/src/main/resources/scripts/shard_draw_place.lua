@@ -3,7 +3,10 @@
 -- order, across shards. Idempotent: a member already queued keeps their place, and 'held' comes down by the members
 -- really added.
 -- KEYS: 1 stock, 2 queue, 3 times   ARGV: sequence, time (us), member, ...
--- Returns {added}
+-- Returns {added}, or {-1} when the shard has no stock (lost: nothing written)
+if redis.call('HEXISTS', KEYS[1], 'share') == 0 then
+  return {-1}
+end
 local added = 0
 for i = 1, #ARGV, 3 do
   if redis.call('ZADD', KEYS[2], 'NX', ARGV[i], ARGV[i + 2]) == 1 then

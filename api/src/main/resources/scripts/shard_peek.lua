@@ -17,6 +17,11 @@ if ARGV[2] == '1' and redis.call('EXISTS', KEYS[7]) == 1 then
   redis.call('SET', KEYS[3], cursor)
 end
 local n = tonumber(ARGV[1])
+-- a fair start's draw not written into this shard yet: nothing of it is published, whatever the meta's clock said
+local draw = redis.call('HMGET', KEYS[7], 'drawAt', 'drawn')
+if (tonumber(draw[1] or '0') or 0) > 0 and draw[2] ~= '1' then
+  n = 0
+end
 if n <= 0 then
   return reply
 end

@@ -20,7 +20,8 @@ local queued = redis.call('ZCARD', KEYS[2])
 if stock[1] then
   local escrowed = 0
   for _, transfer in ipairs(redis.call('HVALS', KEYS[8])) do
-    escrowed = escrowed + tonumber(string.match(transfer, ':(%-?%d+)$') or '0')
+    -- receiver:amount, or receiver:amount:held for a fair start's held places (shard_draw_give.lua)
+    escrowed = escrowed + tonumber(string.match(transfer, '^%d+:(%-?%d+)') or '0')
   end
   return {1, queued, tonumber(stock[2] or '0'), tonumber(stock[1]) + tonumber(stock[3] or '0'), escrowed,
     tonumber(stock[4] or '0'), tonumber(stock[5] or '0'), tonumber(stock[6] or '0')}

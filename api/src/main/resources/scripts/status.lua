@@ -23,7 +23,8 @@ local rate = tonumber(redis.call('HGET', KEYS[1], 'rate') or '0')
 local metaPresent = redis.call('EXISTS', KEYS[1])
 local shards = tonumber(redis.call('HGET', KEYS[1], 'shards') or '1') or 1
 if not seq and not result then
-  if draw_at > 0 and redis.call('ZSCORE', KEYS[7], ARGV[1]) then
+  -- of an event in shards, the member's draw is on their home shard (shard_status.lua), never the meta's
+  if shards == 1 and draw_at > 0 and redis.call('ZSCORE', KEYS[7], ARGV[1]) then
     if state == 0 then
       return {1, 0, 'F:SOLD_OUT', done, rate, metaPresent, shards}
     end

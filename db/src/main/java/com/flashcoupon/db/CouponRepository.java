@@ -71,6 +71,19 @@ public class CouponRepository {
                 > 0;
     }
 
+    /**
+     * How far the draw of a {@link Coupon.Queueing#RANDOMIZED_START} event went: 0 not recorded, 1 recorded ({@code
+     * drawn_at}), 2 also written into Redis ({@code made_at}: every member it placed was queued).
+     */
+    public int drawStep(long couponId) {
+        return jdbc.sql("SELECT CASE WHEN made_at IS NOT NULL THEN 2 WHEN drawn_at IS NOT NULL THEN 1 ELSE 0 END"
+                        + " FROM coupon_draw WHERE coupon_id = ?")
+                .param(couponId)
+                .query(Integer.class)
+                .optional()
+                .orElse(0);
+    }
+
     /** Newest first, at most {@code limit}. */
     public List<Coupon> findRecent(int limit) {
         return jdbc.sql("SELECT " + COLUMNS + " FROM coupon ORDER BY id DESC LIMIT ?")

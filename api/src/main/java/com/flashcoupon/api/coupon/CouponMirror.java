@@ -203,15 +203,16 @@ public class CouponMirror {
         // anything MySQL knows of its admissions makes a lost coupon go through the restore (members, unknown count)
         long known = Math.max(base, coupon.admittedSeenCount());
         List<String> keys = keys(id);
-        Mono<Boolean> drawRecorded =
-                coupon.drawAt() == null ? Mono.just(false) : blocking.call(() -> coupons.drawRecorded(id));
+        // 0 no draw recorded, 1 recorded in MySQL, 2 also written into Redis (CouponRepository#drawStep)
+        Mono<Integer> drawStep = coupon.drawAt() == null ? Mono.just(0) : blocking.call(() -> coupons.drawStep(id));
         // the gate (issue 26): its list is in Redis before the meta is written; its settings are ARGV[14]
         return gates.prepare(
                         id, coupon.stockShards(), attempts == AWAIT_SHARED ? RESTORE_WAIT : GateMirror.OPERATOR_WAIT)
-                .zipWith(drawRecorded)
+                .zipWith(drawStep)
                 // a recorded draw names the members it placed: a lost event with one is restored, never made anew
                 .flatMap(prepared -> {
-                    boolean drawn = prepared.getT2();
+                    boolean drawn = prepared.getT2() >= 1;
+                    boolean written = prepared.getT2() == 2;
                     return redis.execute(
                                     MIRROR,
                                     keys,
@@ -230,9 +231,11 @@ public class CouponMirror {
                                                     prepared.getT1(),
                                                     lost -> members.putBack(id, coupon.stockShards(), lost),
                                                     outcome == RESTORED,
-                                                    // as mirror.lua marks the meta: on a restore only, the placed
-                                                    // members put back by it (MemberRestore)
-                                                    outcome == RESTORED && drawn)
+                                                    // each shard marked drawn: on a restore, as mirror.lua marks
+                                                    // the meta (the placed members put back by it, MemberRestore),
+                                                    // and once the draw was written into the shards (a shard lost
+                                                    // alone since is dealt again without holding for it)
+                                                    written || (outcome == RESTORED && drawn))
                                             .thenReturn(outcome)
                                     : Mono.just(outcome));
                 })

@@ -105,7 +105,7 @@ public class CouponStates {
         if (!state.draw().pending()) {
             return Mono.just(state);
         }
-        return draws.counts(id, state.shards(), state.total())
+        return draws.counts(id, state.shards())
                 .map(counts -> new CouponState(
                         state.id(),
                         state.name(),

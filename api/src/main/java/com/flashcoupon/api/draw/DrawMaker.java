@@ -255,10 +255,13 @@ public class DrawMaker {
         }
     }
 
-    /** The event's stock shards as Redis holds it (1 when it holds none). */
+    /** The event's stock shards as Redis holds it; fails when Redis holds no event (the next pass looks again). */
     private int shards(long couponId) {
         var state = states.read(couponId).block(REDIS_WAIT);
-        return state == null ? 1 : state.shards();
+        if (state == null) {
+            throw new IllegalStateException("coupon " + couponId + " is not in Redis; its draw waits for the mirror");
+        }
+        return state.shards();
     }
 
     /** The draw from the seed and the frozen entrants' leaves: computed, nothing written. */

@@ -97,7 +97,7 @@ public final class ShardDraws {
     }
 
     /** The draw's counts (a call per shard): what the event's views show while it is not made. */
-    public Mono<Counts> counts(long couponId, int shards, long total) {
+    public Mono<Counts> counts(long couponId, int shards) {
         String[] tags = stock.tags(couponId, shards);
         return Flux.range(0, shards)
                 .concatMap(shard ->
@@ -113,7 +113,7 @@ public final class ShardDraws {
                     List<Object> first = replies.getFirst();
                     return number(first, 2) == 1
                             ? new Counts(number(first, 3), number(first, 4), held)
-                            : new Counts(entrants, Math.min(total, entrants), held);
+                            : new Counts(entrants, Math.min(number(first, 5), entrants), held);
                 });
     }
 
@@ -253,7 +253,22 @@ public final class ShardDraws {
                                     id,
                                     Integer.toString(to),
                                     Long.toString(move[2]))
-                            .then(transfers.complete(tags, from, to, id, move[2], since, true))
+                            .flatMap(given -> {
+                                if (number(given, 0) < 0) {
+                                    return Mono.error(new IllegalStateException("coupon " + couponId + ": shard " + from
+                                            + " has no stock; the draw is written once it is dealt again"));
+                                }
+                                // given before, perhaps by an instance that died: a write of ours on the donor's
+                                // slot first, so that this connection's replica wait covers it (as recover does)
+                                return number(given, 0) == 1
+                                        ? Mono.just(true)
+                                        : redis.eval(
+                                                        ShardTransfers.TOUCH,
+                                                        new String[] {StockShards.escrow(tags[from])},
+                                                        id)
+                                                .thenReturn(true);
+                            })
+                            .then(Mono.defer(() -> transfers.complete(tags, from, to, id, move[2], since, true)))
                             .flatMap(done -> done
                                     ? Mono.empty()
                                     : Mono.error(new IllegalStateException("coupon " + couponId + ": the draw's places"
@@ -275,6 +290,10 @@ public final class ShardDraws {
         }
         return Flux.fromIterable(pages)
                 .concatMap(args -> redis.eval(PLACE, keys, args))
+                .flatMap(added -> number(added, 0) < 0
+                        ? Mono.error(new IllegalStateException(
+                                tag + " has no stock; the draw is written once the shard is dealt again"))
+                        : Mono.just(added))
                 .then();
     }
 }

@@ -4,7 +4,9 @@ import static com.flashcoupon.api.redis.RedisReplies.number;
 import static com.flashcoupon.api.redis.RedisReplies.text;
 
 import com.flashcoupon.api.draw.DrawWindow;
+import com.flashcoupon.api.shard.ShardDraws;
 import com.flashcoupon.api.shard.ShardPositions;
+import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.contract.CouponKeys;
 import com.flashcoupon.contract.FailureReason;
 import com.flashcoupon.contract.LuaScripts;
@@ -60,6 +62,7 @@ class LiveTicker implements SmartLifecycle {
     private final IssuePace pace;
     private final MemberDraws memberDraws;
     private final ShardPositions shards;
+    private final ShardDraws shardDraws;
     private final long heartbeatEvery;
     private volatile Disposable ticker;
 
@@ -69,7 +72,9 @@ class LiveTicker implements SmartLifecycle {
             LiveProperties properties,
             IssuePace pace,
             MemberDraws memberDraws,
-            ShardPositions shards) {
+            ShardPositions shards,
+            ShardStock stock) {
+        this.shardDraws = stock.draws();
         this.hub = hub;
         this.redis = redis;
         this.properties = properties;
@@ -137,7 +142,7 @@ class LiveTicker implements SmartLifecycle {
         args.addAll(drawn);
         return redis.execute(TICK, keys, args)
                 .next()
-                .flatMap(reply -> acrossShards(couponId, reply, lookups))
+                .flatMap(reply -> acrossShards(couponId, reply, lookups, drawn))
                 .doOnNext(reply -> fanOut(couponId, members, lookups, drawn, reply, heartbeat))
                 .onErrorResume(e -> {
                     log.warn("live status tick of coupon {} failed: {}", couponId, e.toString());
@@ -151,7 +156,7 @@ class LiveTicker implements SmartLifecycle {
      * done on every shard (as this instance's last drain tick read it) instead of shard 0's, and the lookups' results
      * from each member's home shard.
      */
-    private Mono<List<?>> acrossShards(long couponId, List<?> reply, List<String> lookups) {
+    private Mono<List<?>> acrossShards(long couponId, List<?> reply, List<String> lookups, List<String> drawn) {
         int count = shards.shards(couponId);
         if (count <= 1) {
             return Mono.just(reply);
@@ -161,16 +166,43 @@ class LiveTicker implements SmartLifecycle {
         if (done >= 0) {
             adjusted.set(0, done);
         }
-        if (lookups.isEmpty()) {
-            return Mono.just(adjusted);
-        }
-        return shards.results(couponId, count, lookups).map(found -> {
-            for (int i = 0; i < lookups.size(); i++) {
-                adjusted.set(REPLY_HEAD + i, found.getOrDefault(lookups.get(i), ""));
-            }
-            return adjusted;
-        });
+        // a fair start's odds count every shard's entrants (the meta's draw holds none)
+        Mono<List<Object>> odds = number(reply, 4) == 0
+                ? Mono.just(adjusted)
+                : shardDraws.counts(couponId, count).map(counts -> {
+                    adjusted.set(2, counts.entrants());
+                    adjusted.set(3, counts.places());
+                    return adjusted;
+                });
+        Mono<List<Object>> results = lookups.isEmpty()
+                ? odds
+                : odds.flatMap(withOdds -> shards.results(couponId, count, lookups)
+                        .map(found -> {
+                            for (int i = 0; i < lookups.size(); i++) {
+                                withOdds.set(REPLY_HEAD + i, found.getOrDefault(lookups.get(i), ""));
+                            }
+                            return withOdds;
+                        }));
+        // the draw's members, read on their home shard: their place across shards once it placed them (as a
+        // sequence reads for one shard), -1 once it left them out, 0 while it is not written there; one decided
+        // already is looked up on the next tick
+        return results.flatMap(withResults -> reactor.core.publisher.Flux.range(0, drawn.size())
+                .concatMap(i -> shards.standing(couponId, count, drawn.get(i)).map(standing -> {
+                    long placed;
+                    if (!standing.found() || standing.draw() != null) {
+                        placed = 0;
+                    } else if (standing.result().isEmpty()) {
+                        placed = standing.place().ahead() + 1;
+                    } else {
+                        placed = (FAILED_SOLD_OUT.equals(standing.result())) ? -1 : 1;
+                    }
+                    withResults.set(REPLY_HEAD + lookups.size() + i, placed);
+                    return placed;
+                }))
+                .then(Mono.just(withResults)));
     }
+
+    private static final String FAILED_SOLD_OUT = CouponKeys.FAILED_PREFIX + FailureReason.SOLD_OUT.name();
 
     /**
      * Ends the streams with their final status, with the member's line of a made draw (function 2) when the event has

@@ -1,9 +1,12 @@
 package com.flashcoupon.api.draw;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.api.support.ApiTest;
+import com.flashcoupon.api.support.MemberStream;
 import com.flashcoupon.contract.StockShards;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -11,6 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.test.context.TestPropertySource;
 
 /**
@@ -27,6 +31,9 @@ import org.springframework.test.context.TestPropertySource;
 class ShardedDrawApiTest extends FairStartTestBase {
 
     private static final int SHARDS = 3;
+
+    @Value("${local.server.port}")
+    int port;
 
     private long shardedFairStart(int quantity) {
         return createCoupon(Map.of(
@@ -65,7 +72,14 @@ class ShardedDrawApiTest extends FairStartTestBase {
             assertThat(draw(answer)).containsEntry("state", "OPEN");
         }
         assertThat(draw(ask(id, members.getFirst(), 200))).containsEntry("state", "OPEN");
-        assertThat(draw(status(id, members.get(1)))).containsEntry("state", "OPEN");
+        // read on every member's home shard, shard 0's too (its keys are the event's own, where the meta's draw is)
+        for (int shard = 0; shard < SHARDS; shard++) {
+            assertThat(draw(status(id, members.get(shard))))
+                    .as("the status of an entrant at home on shard %d", shard)
+                    .containsEntry("state", "OPEN")
+                    .containsEntry("entrants", 12)
+                    .containsEntry("places", 5);
+        }
         assertThat(draw(admin(id)))
                 .as("the admin view counts every shard's entrants")
                 .containsEntry("entrants", 12)
@@ -81,7 +95,11 @@ class ShardedDrawApiTest extends FairStartTestBase {
                 .containsEntry("state", "DRAWING")
                 .containsEntry("entrants", 12)
                 .containsEntry("places", 5);
-        assertThat(draw(status(id, members.get(3)))).containsEntry("state", "DRAWING");
+        for (int shard = 0; shard < SHARDS; shard++) {
+            assertThat(draw(status(id, members.get(shard))))
+                    .containsEntry("state", "DRAWING")
+                    .containsEntry("entrants", 12);
+        }
         assertThat(placedOnShards(id, SHARDS))
                 .as("nobody placed before the draw")
                 .isZero();
@@ -140,6 +158,53 @@ class ShardedDrawApiTest extends FairStartTestBase {
         assertThat(ask(id, homedAt(SHARDS, 1), 202)).containsEntry("position", 9);
         assertThat(placedOnShards(id, SHARDS)).isEqualTo(9);
         assertStockSumsTo(id, 20);
+    }
+
+    @Test
+    void shouldStreamTheOddsOverEveryShardThenEachEntrantsOutcome() {
+        long id = shardedFairStart(2);
+        List<String> members = entrants(6);
+        members.forEach(member -> ask(id, member, 202));
+        List<MemberStream> streams = members.stream()
+                .map(member -> MemberStream.open(port, id, member))
+                .toList();
+        try {
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> streams.stream()
+                            .allMatch(stream -> !stream.statuses().isEmpty()));
+            assertThat(streams)
+                    .as("every stream counts the entrants of every shard, shard 0's members' too")
+                    .allSatisfy(stream -> assertThat(draw(stream.statuses().getLast()))
+                            .containsEntry("entrants", 6)
+                            .containsEntry("places", 2));
+
+            endWindow(id);
+            Map<String, Object> made = awaitMade(id);
+            byte[] seed = HexFormat.of().parseHex((String) made.get("seed"));
+            List<String> placed =
+                    DrawRules.draw(seed, members.stream().sorted().toList(), 2).placed();
+            for (int i = 0; i < members.size(); i++) {
+                MemberStream stream = streams.get(i);
+                int place = placed.indexOf(members.get(i)) + 1;
+                await().atMost(Duration.ofSeconds(30))
+                        .until(() -> stream.statuses().stream()
+                                .anyMatch(status ->
+                                        !"WAITING".equals(status.get("status")) || status.get("position") != null));
+                Map<String, Object> outcome = stream.statuses().getLast();
+                if (place > 0) {
+                    assertThat(outcome)
+                            .as("%s, placed %d", members.get(i), place)
+                            .containsEntry("position", place);
+                } else {
+                    assertThat(outcome)
+                            .as("%s, left out", members.get(i))
+                            .containsEntry("status", "FAILED")
+                            .containsEntry("failureReason", "SOLD_OUT");
+                }
+            }
+        } finally {
+            streams.forEach(MemberStream::close);
+        }
     }
 
     /** Each placed member's admission time on their home shard, in the order of their places. */
