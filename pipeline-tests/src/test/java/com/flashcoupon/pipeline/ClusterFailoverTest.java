@@ -35,7 +35,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * the faults, two workers catching up hold the write limit together. One stack for all scenarios, one coupon (or three)
  * each; each scenario adds a row to {@code target/cluster-failover.md}.
  *
- * <p>Run with {@code -Dfailover.switch-off=lease|write-rate|replica-wait} it must fail (see {@link ClusterStack}).
+ * <p>Run with {@code -Dfailover.switch-off=lease|write-rate|replica-wait} it must fail (see {@link ClusterStack});
+ * with {@code -Dfailover.shards=K}, on events of K stock shards.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterFailoverTest {
@@ -355,7 +356,7 @@ class ClusterFailoverTest {
     }
 
     private static long createCoupon(String name, int quantity, int rate) {
-        return Stack.createCoupon(stack.http(stack.apis.get(0)), name, quantity, rate);
+        return Stack.createCoupon(stack.http(stack.apis.get(0)), name, quantity, rate, ClusterStack.SHARDS);
     }
 
     /** Events until there is one on each partition of the request topic; those in between stay unused. */

@@ -55,6 +55,13 @@ final class ClusterStack implements AutoCloseable {
 
     static final String SWITCH_OFF = System.getProperty("failover.switch-off", "");
 
+    /**
+     * The stock shards of every event the failover scenarios create ({@code -Dfailover.shards=K}, default 1): run again
+     * with K > 1, the scenarios show failover across shards spread over the primaries (docs/architecture.md, "Stock
+     * shards"); the Redis scenario then kills the primary of the event's shard 0.
+     */
+    static final int SHARDS = Integer.getInteger("failover.shards", 1);
+
     final PrivateRedisCluster redis;
     final KafkaCluster kafka;
     final TestDatabase database;
@@ -97,6 +104,9 @@ final class ClusterStack implements AutoCloseable {
             settings.put("coupon.warmup.requests", "0");
             settings.put("coupon.kafka.replication-factor", "3");
             settings.put("coupon.redis.min-replicas", SWITCH_OFF.equals("replica-wait") ? "0" : "1");
+            if (SHARDS > 1) {
+                settings.put("coupon.shards.max-served", SHARDS);
+            }
             apis.add(app("api-" + i, "-Xmx384m", apiClassPathFirst, ApiApplication.class.getName(), settings));
         }
         for (int i = 1; i <= 2; i++) {
