@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.StockShards;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,10 +17,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * An event whose stock is in six shards, end to end through HTTP, Redis, Kafka and MySQL (docs/architecture.md, "Stock
- * shards"; {@code coupon.shards.max-served} raised, as only tests do): a crowd of N + 10% gets exactly N wallets, one
- * per member, issued in the order the drainer published across the shards, with nothing left on any shard; each
- * member's result is on their home shard, where their status is read.
+ * An event whose stock is in six shards, end to end through HTTP, a Redis Cluster of three primaries (each with its
+ * replica: the cluster topology, two shards on each primary), Kafka and MySQL (docs/architecture.md, "Stock shards";
+ * {@code coupon.shards.max-served} raised, as only tests do): a crowd of N + 10% gets exactly N wallets, one per
+ * member, issued in the order the drainer published across the shards, with nothing left on any shard; each member's
+ * result is on their home shard, where their status is read; results a failover lost are repaired on their shard, and
+ * the event retires from every primary.
  */
 class ShardedPipelineTest {
 
@@ -25,12 +30,22 @@ class ShardedPipelineTest {
     private static final int SHARDS = 6;
     private static final Duration RETENTION = Duration.ofSeconds(8);
 
+    private static PrivateRedisCluster cluster;
+    private static RedisClusterClient client;
+    private static StatefulRedisClusterConnection<String, String> connection;
+    private static RedisAdvancedClusterCommands<String, String> redis;
     private static Stack stack;
 
     @BeforeAll
-    static void start() {
+    static void start() throws Exception {
+        cluster = new PrivateRedisCluster();
+        client = cluster.client();
+        connection = client.connect();
+        redis = connection.sync();
         stack = new Stack(
                 Map.of(
+                        "coupon.redis.cluster-nodes",
+                        cluster.nodes(),
                         "coupon.drain.max-batch",
                         DRAIN_BATCH,
                         "coupon.drain.tick",
@@ -44,13 +59,20 @@ class ShardedPipelineTest {
                         "200ms",
                         "coupon.retention.mark-ttl",
                         "1s"),
-                Map.of("coupon.worker.max-batch", 200));
+                Map.of("coupon.worker.max-batch", 200, "coupon.redis.cluster-nodes", cluster.nodes()));
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws Exception {
+        if (connection != null) {
+            connection.close();
+            client.shutdown();
+        }
         if (stack != null) {
             stack.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
@@ -92,15 +114,13 @@ class ShardedPipelineTest {
             long done = 0;
             for (int shard = 0; shard < SHARDS; shard++) {
                 String tag = StockShards.tag(couponId, SHARDS, shard);
-                Map<Object, Object> stock = stack.redis.opsForHash().entries(StockShards.stock(tag));
-                long cap = Long.parseLong((String) stock.get("share")) + Long.parseLong((String) stock.get("moved"));
-                Long queued = stack.redis.opsForZSet().zCard(StockShards.queue(tag));
+                Map<String, String> stock = redis.hgetall(StockShards.stock(tag));
+                long cap = Long.parseLong(stock.get("share")) + Long.parseLong(stock.get("moved"));
+                Long queued = redis.zcard(StockShards.queue(tag));
                 assertThat(cap).as("shard %d's cap", shard).isEqualTo(queued);
-                assertThat(stack.redis.opsForHash().size(StockShards.escrow(tag)))
-                        .isZero();
-                assertThat(stack.redis.opsForValue().get(StockShards.cursor(tag)))
-                        .isEqualTo(Long.toString(queued));
-                String shardDone = stack.redis.opsForValue().get(StockShards.done(tag));
+                assertThat(redis.hlen(StockShards.escrow(tag))).isZero();
+                assertThat(redis.get(StockShards.cursor(tag))).isEqualTo(Long.toString(queued));
+                String shardDone = redis.get(StockShards.done(tag));
                 assertThat(shardDone).isEqualTo(Long.toString(queued));
                 done += Long.parseLong(shardDone);
             }
@@ -110,16 +130,14 @@ class ShardedPipelineTest {
         // results a failover lost on one shard (written on a primary that died before its replica had them) are put
         // back from MySQL by the retire pass, on their home shard
         String lostTag = StockShards.tag(couponId, SHARDS, 2);
-        long lostCount = stack.redis.opsForHash().size(StockShards.result(lostTag));
+        long lostCount = redis.hlen(StockShards.result(lostTag));
         assertThat(lostCount).isPositive();
-        stack.redis.delete(List.of(StockShards.result(lostTag), StockShards.done(lostTag)));
+        redis.del(StockShards.result(lostTag), StockShards.done(lostTag));
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(200))
                 .untilAsserted(() -> {
-                    assertThat(stack.redis.opsForHash().size(StockShards.result(lostTag)))
-                            .isEqualTo(lostCount);
-                    assertThat(stack.redis.opsForValue().get(StockShards.done(lostTag)))
-                            .isEqualTo(Long.toString(lostCount));
+                    assertThat(redis.hlen(StockShards.result(lostTag))).isEqualTo(lostCount);
+                    assertThat(redis.get(StockShards.done(lostTag))).isEqualTo(Long.toString(lostCount));
                 });
 
         // the operator's view adds up every shard
@@ -139,7 +157,8 @@ class ShardedPipelineTest {
 
         await().atMost(RETENTION.plusSeconds(60))
                 .pollInterval(Duration.ofMillis(250))
-                .until(() -> stack.redis.keys("{cpn:" + couponId + "*").isEmpty()
+                // KEYS on every primary of the cluster (Lettuce's cluster commands ask each)
+                .until(() -> redis.keys("{cpn:" + couponId + "*").isEmpty()
                         && stack.jdbc
                                         .sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND keys_removed_at IS NOT NULL")
                                         .param(couponId)
