@@ -8,6 +8,8 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,6 +17,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.http.MediaType;
 
 /**
  * An event whose stock is in six shards, end to end through HTTP, a Redis Cluster of three primaries (each with its
@@ -166,6 +169,69 @@ class ShardedPipelineTest {
                                         .single()
                                 == 1);
         assertIssued(couponId, someMembers);
+    }
+
+    /** An eligibility list over six shards on the cluster: exactly the listed members admitted, up to the stock. */
+    @Test
+    void shouldIssueOnlyToTheListedMembersOverSixShards() {
+        int total = 50;
+        Instant now = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+        Map<?, ?> created = Stack.createCoupon(
+                stack.http(),
+                Map.of(
+                        "name",
+                        "Members only over six shards",
+                        "totalQuantity",
+                        total,
+                        "openAt",
+                        now.plusSeconds(3_600).toString(),
+                        "announceAt",
+                        now.minusSeconds(60).toString(),
+                        "issueRatePerSecond",
+                        2_000,
+                        "stockShards",
+                        SHARDS,
+                        "eligibility",
+                        Map.of("list", true)));
+        long couponId = ((Number) created.get("id")).longValue();
+        List<String> listed = Crowd.members("listed-" + couponId, total + 10);
+        List<String> unlisted = Crowd.members("unlisted-" + couponId, 30);
+        Stack.admin(stack.http().put().uri("/admin/v1/coupons/{id}/eligible-members", couponId))
+                .contentType(MediaType.TEXT_PLAIN)
+                .bodyValue(String.join("\n", listed) + "\n")
+                .exchange()
+                .expectStatus()
+                .isOk();
+        // opened now: its openAt moves to the past in MySQL, then an operator's change mirrors it on every shard
+        stack.jdbc
+                .sql("UPDATE coupon SET open_at = open_at - INTERVAL 2 HOUR WHERE id = ?")
+                .param(couponId)
+                .update();
+        Stack.admin(stack.http().patch().uri("/admin/v1/coupons/{id}", couponId))
+                .contentType(MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", 2_000))
+                .exchange()
+                .expectStatus()
+                .isOk();
+
+        List<String> crowd = new java.util.ArrayList<>(listed);
+        crowd.addAll(unlisted);
+        java.util.Collections.shuffle(crowd, new java.util.Random(couponId));
+        List<Crowd.Answer> answers = Crowd.ask(stack.apiUrl(), couponId, crowd, 0, 32);
+        Map<String, Integer> byMember =
+                answers.stream().collect(Collectors.toMap(Crowd.Answer::memberId, Crowd.Answer::status));
+        assertThat(unlisted.stream().map(byMember::get)).as("403 NOT_ELIGIBLE").containsOnly(403);
+        assertThat(listed.stream().filter(member -> byMember.get(member) == 202))
+                .hasSize(total);
+        assertThat(listed.stream().filter(member -> byMember.get(member) == 409))
+                .hasSize(10);
+        Set<String> accepted =
+                listed.stream().filter(member -> byMember.get(member) == 202).collect(Collectors.toSet());
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> stack.walletCount(couponId) >= total);
+        Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
+        assertThat(stack.walletCount(couponId)).isEqualTo(total);
     }
 
     private static void assertIssued(long couponId, List<String> members) {
