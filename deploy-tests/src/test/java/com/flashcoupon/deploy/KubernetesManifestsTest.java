@@ -697,7 +697,7 @@ class KubernetesManifestsTest {
         assertThat(hot.output())
                 .containsPattern("stock shards +34 ")
                 .containsPattern("Redis primaries +34 ")
-                .contains("NOT SERVED YET");
+                .contains("given at creation");
         Result missing = run(List.of("bash", "bin/plan", "--coupons", "1"), ROOT);
         assertThat(missing.exit()).isNotZero();
     }

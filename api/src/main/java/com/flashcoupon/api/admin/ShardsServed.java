@@ -11,10 +11,10 @@ import java.lang.annotation.Target;
 import org.springframework.beans.factory.annotation.Value;
 
 /**
- * How many stock shards the admission path serves (issue 35): {@code coupon.shards.max-served}
- * ({@code COUPON_STOCK_SHARDS_MAX_SERVED}, default 1). An event's {@code stockShards} may be 1 to 64 by the contract,
- * but one above the setting is refused with a 400 and nothing is written, until the gaps docs/architecture.md lists
- * under "What is left before K > 1 is served" are closed (then the default becomes 64). Null is valid (one shard).
+ * How many stock shards a deployment lets an event have: {@code coupon.shards.max-served} ({@code
+ * COUPON_STOCK_SHARDS_MAX_SERVED}, default 64, the contract's most). An event's {@code stockShards} may be 1 to 64 by
+ * the contract; one above the setting is refused with a 400 and nothing is written (an operator may cap it lower,
+ * docs/operations.md). Null is valid (one shard).
  *
  * <p>The validator is made by Spring's constraint validator factory, so it reads the setting of its own context.
  */
@@ -24,9 +24,8 @@ import org.springframework.beans.factory.annotation.Value;
 @interface ShardsServed {
 
     String message() default
-            "more stock shards than this deployment serves (coupon.shards.max-served): the sharded"
-                    + " path is still being built (docs/architecture.md, \"Stock shards\"); not served yet, leave stockShards"
-                    + " out or give fewer";
+            "more stock shards than this deployment allows (coupon.shards.max-served, docs/operations.md); give"
+                    + " fewer, or leave stockShards out for one";
 
     Class<?>[] groups() default {};
 
@@ -36,7 +35,7 @@ import org.springframework.beans.factory.annotation.Value;
 
         private final int most;
 
-        public Validator(@Value("${coupon.shards.max-served:1}") int most) {
+        public Validator(@Value("${coupon.shards.max-served:64}") int most) {
             this.most = most;
         }
 

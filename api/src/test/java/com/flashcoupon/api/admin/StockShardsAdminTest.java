@@ -79,28 +79,18 @@ class StockShardsAdminTest extends ApiTestBase {
         assertThat(rows()).isEqualTo(before);
     }
 
-    /** Until admission, the drainer, status and restore work across shards, no event can have more than one. */
+    /** Served by default: any count the contract allows is taken at creation and by PATCH before the event opens. */
     @Test
-    void shouldRefuseMoreThanOneShardWithAClearProblemUntilTheShardPathIsServed() {
-        long before = rows();
+    void shouldTakeUpToSixtyFourShardsByDefault() {
         for (int shards : new int[] {2, 6, 64}) {
             var body = inAnHour();
             body.put("stockShards", shards);
-            String problem = postCoupon(body)
-                    .expectStatus()
-                    .isBadRequest()
-                    .expectBody(String.class)
-                    .returnResult()
-                    .getResponseBody();
-            assertThat(problem)
-                    .contains("\"code\":\"INVALID_REQUEST\"")
-                    .contains("\"field\":\"stockShards\"")
-                    .contains("not served yet");
+            long id = createCoupon(body);
+            assertThat(stored(id)).isEqualTo(shards);
         }
-        assertThat(rows()).isEqualTo(before);
         long id = createCoupon(inAnHour());
-        expectProblem(patchCoupon(id, "{\"stockShards\":6}"), 400, "INVALID_REQUEST");
-        assertThat(stored(id)).isEqualTo(1);
+        patchCoupon(id, "{\"stockShards\":6}").expectStatus().isOk();
+        assertThat(stored(id)).isEqualTo(6);
     }
 
     @Test

@@ -56,7 +56,9 @@ class StockShardsServedTest extends ApiTestBase {
                 .expectBody(String.class)
                 .returnResult()
                 .getResponseBody();
-        assertThat(problem).contains("\"field\":\"stockShards\"").contains("not served yet");
+        assertThat(problem)
+                .contains("\"field\":\"stockShards\"")
+                .contains("more stock shards than this deployment allows");
     }
 
     private String refused(Map<String, Object> body) {

@@ -46,6 +46,17 @@ public final class CouponAdmin {
 
     /** The same with a proof-of-work check of {@code proofBits} (0: none). */
     public long create(String name, long totalQuantity, int issueRatePerSecond, int windowSeconds, int proofBits) {
+        return create(name, totalQuantity, issueRatePerSecond, windowSeconds, proofBits, 1);
+    }
+
+    /** The same with its admission state over {@code stockShards} Redis hash slots (1: the default, not sent). */
+    public long create(
+            String name,
+            long totalQuantity,
+            int issueRatePerSecond,
+            int windowSeconds,
+            int proofBits,
+            int stockShards) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("name", name);
         body.put("totalQuantity", totalQuantity);
@@ -56,6 +67,9 @@ public final class CouponAdmin {
         if (windowSeconds > 0) {
             body.put("queueing", "RANDOMIZED_START");
             body.put("queueingWindowSeconds", windowSeconds);
+        }
+        if (stockShards > 1) {
+            body.put("stockShards", stockShards);
         }
         if (proofBits > 0) {
             body.put("humanCheck", Map.of("type", "PROOF_OF_WORK", "difficultyBits", proofBits));

@@ -97,7 +97,8 @@ public final class CrowdCommand {
                         settings.coupons(),
                         settings.rate(),
                         settings.fairStartSeconds(),
-                        settings.proofOfWorkBits());
+                        settings.proofOfWorkBits(),
+                        settings.stockShards());
             } catch (ApiException e) {
                 err.println("cannot create the coupon: " + e.getMessage());
                 err.println("is the api up at " + settings.api() + "? (bin/up starts it)");

@@ -32,7 +32,8 @@ record CrowdSettings(
         String estimateCsv,
         int fairStartSeconds,
         int proofOfWorkBits,
-        int viaClient) {
+        int viaClient,
+        int stockShards) {
 
     static final String DEFAULT_JWT_SECRET = "flash-coupon-local-secret-do-not-use-in-production";
 
@@ -47,6 +48,11 @@ record CrowdSettings(
                     "CROWD_PROOF_OF_WORK",
                     "an event with a proof-of-work check of this many bits; every member solves its challenge before"
                             + " the crowd (default 0: none)"),
+            new Option(
+                    "stock-shards",
+                    "CROWD_STOCK_SHARDS",
+                    "the coupon's stock shards (stockShards, 1 to 64): its admission spread over that many Redis hash"
+                            + " slots (default 1)"),
             new Option(
                     "api", "COUPON_API_URL", "base URL of the api (default http://127.0.0.1:$COUPON_API_PORT, 8080)"),
             new Option("members", "CROWD_MEMBERS", "distinct members in the crowd (default 20000)"),
@@ -134,7 +140,8 @@ record CrowdSettings(
                 flags.string("estimate-csv", ""),
                 fairStart,
                 flags.integer("proof-of-work", 0, 0, 24),
-                flags.integer("via-client", 0, 0, 20_000));
+                flags.integer("via-client", 0, 0, 20_000),
+                flags.integer("stock-shards", 1, 1, 64));
     }
 
     /** The settings worth echoing before a run; leaves out the secret and the password. */
@@ -151,6 +158,7 @@ record CrowdSettings(
                         seed)
                 + (fairStartSeconds > 0 ? ", a fair start of " + fairStartSeconds + " s" : "")
                 + (proofOfWorkBits > 0 ? ", a proof of work of " + proofOfWorkBits + " bits" : "")
+                + (stockShards > 1 ? ", " + stockShards + " stock shards" : "")
                 + (viaClient > 0
                         ? String.format(Locale.ROOT, ", %,d more members through the Java client", viaClient)
                         : "");
