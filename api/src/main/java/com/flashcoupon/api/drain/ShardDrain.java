@@ -135,17 +135,16 @@ final class ShardDrain {
             // spent before sending, as for an event of one shard: a batch sent again never takes it above its rate
             pacer.spend(couponId, entries.size());
             long now = clock.millis();
+            long known = known(before, batch);
             List<IssueRequested> requests = new ArrayList<>(entries.size());
             for (int i = 0; i < entries.size(); i++) {
-                requests.add(new IssueRequested(
-                        couponId, entries.get(i).member(), known(before, batch) + batch.sequence(i), now));
+                requests.add(new IssueRequested(couponId, entries.get(i).member(), known + batch.sequence(i), now));
             }
             publisher.send(couponId, batch.cursor(), requests);
             order.advance(couponId, shards, batch).block(SHARD_WAIT);
             if (!lease.renew(couponId)) {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");
             }
-            long known = known(before, batch);
             ledger.recordPublished(couponId, known + batch.cursor() + entries.size(), known + batch.admitted());
             // back to the tick after one tick's time, as for an event of one shard
             if (System.nanoTime() - started >= tickNanos) {
