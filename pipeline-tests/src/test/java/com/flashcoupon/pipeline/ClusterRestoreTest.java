@@ -4,7 +4,10 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * A Redis Cluster of three primaries (each with its replica) loses every key during a crowd (each primary flushed; the
@@ -13,7 +16,11 @@ import org.junit.jupiter.api.Test;
  * event's slot), and every promise of {@link RestoreScenario} holds. On the same cluster, a fair start across three
  * shards ({@link ShardedFairStartScenario}), with more stock than entrants and with fewer.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterRestoreTest {
+
+    /** The api's drain batch as the stack runs it (its default). */
+    private static final int DRAIN_BATCH = 1_000;
 
     private static PrivateRedisCluster cluster;
     private static Stack stack;
@@ -45,18 +52,22 @@ class ClusterRestoreTest {
         }
     }
 
+    /** Last: it flushes every primary (the other tests' events, settled by then, are restored from MySQL). */
     @Test
+    @Order(3)
     void shouldRestoreAnEventOfThreeShardsOnTheClusterAndIssueExactlyTheStock() throws Exception {
         new RestoreScenario(stack, "redis-cluster").run(3, cluster::flushAll);
     }
 
     @Test
+    @Order(1)
     void shouldPlaceEveryEntrantFirstAndNewcomersAfterWhenTheStockIsLarger() {
-        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key)).run(3, 200, 150, 80);
+        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key), DRAIN_BATCH).run(3, 200, 150, 80);
     }
 
     @Test
+    @Order(2)
     void shouldGiveEveryCouponToTheDrawWhenItHasMoreEntrantsThanStock() {
-        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key)).run(3, 100, 150, 20);
+        new ShardedFairStartScenario(stack, key -> connection.sync().hgetall(key), DRAIN_BATCH).run(3, 100, 150, 20);
     }
 }

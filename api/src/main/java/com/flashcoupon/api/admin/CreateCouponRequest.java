@@ -20,7 +20,7 @@ import java.time.Instant;
  * draw. {@code announceAt}, from when members may see the event, defaults to {@code openAt} minus {@code
  * COUPON_ANNOUNCE_LEAD} and is never after {@code openAt}. {@code benefit} (optional) is what the coupon is worth,
  * fixed from then on. {@code stockShards} (1 to 64, default 1) is how many Redis hash slots its admission state is spread
- * over (docs/architecture.md, "Stock shards"); only 1 is served until the sharded admission path is complete.
+ * over (docs/architecture.md, "Stock shards"), up to the deployment's {@code coupon.shards.max-served}.
  */
 record CreateCouponRequest(
         @NotBlank @Size(max = 100) String name,

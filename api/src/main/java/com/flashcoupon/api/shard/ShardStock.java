@@ -21,8 +21,8 @@ import reactor.core.publisher.Mono;
  * nothing in escrow, twice with no transfer between.
  *
  * <p>The mirror deals the stock and writes the event's settings on every shard ({@link ShardMirror}); the admission
- * endpoint admits here for an event of more than one shard, which the admin API takes only up to {@code
- * coupon.shards.max-served} (default 1) until the gaps docs/architecture.md lists are closed.
+ * endpoint admits here for an event of more than one shard, which the admin API takes up to {@code
+ * coupon.shards.max-served} (default 64).
  */
 public final class ShardStock {
 

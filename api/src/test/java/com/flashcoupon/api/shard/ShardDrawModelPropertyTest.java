@@ -28,7 +28,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ShardDrawModelPropertyTest extends ShardRedisTestBase {
 
-    private static final byte[] SEED = DrawRules.newSeed();
     private static final long HOUR = 3_600_000;
 
     static LongStream seeds() {
@@ -97,7 +96,7 @@ class ShardDrawModelPropertyTest extends ShardRedisTestBase {
                 model.windowOver = true;
             }
             if (step == drawMade) {
-                model.placed = makeDraw(coupon, shards, model, because);
+                model.placed = makeDraw(coupon, shards, model, seed, because);
             }
             String member = "d" + seed + "-" + random.nextInt(pool);
             if (random.nextInt(100) < 75) {
@@ -113,7 +112,7 @@ class ShardDrawModelPropertyTest extends ShardRedisTestBase {
             model.windowOver = true;
         }
         if (!model.drawn()) {
-            model.placed = makeDraw(coupon, shards, model, "seed " + seed + ", at the end");
+            model.placed = makeDraw(coupon, shards, model, seed, "seed " + seed + ", at the end");
         }
         String because = "seed " + seed + ", " + total + " over " + shards + " shards, at the end";
         for (String member : model.entrants) {
@@ -219,8 +218,21 @@ class ShardDrawModelPropertyTest extends ShardRedisTestBase {
         }
     }
 
+    /** Every shard's stock hash, queue and times, as they are. */
+    private static List<Object> shardsAsTheyAre(long coupon, int shards) {
+        List<Object> all = new ArrayList<>();
+        for (int shard = 0; shard < shards; shard++) {
+            String tag = StockShards.tag(coupon, shards, shard);
+            all.add(sync.hgetall(StockShards.stock(tag)));
+            all.add(sync.zrangeWithScores(StockShards.queue(tag), 0, -1));
+            all.add(sync.zrangeWithScores(StockShards.times(tag), 0, -1));
+            all.add(sync.hgetall(StockShards.escrow(tag)));
+        }
+        return all;
+    }
+
     /** As the draw job: sized, every shard's entrants merged, drawn with the test's seed, written in. */
-    private static List<String> makeDraw(long coupon, int shards, Model model, String because) {
+    private static List<String> makeDraw(long coupon, int shards, Model model, long seed, String because) {
         ShardDraws.Sized sized = stock.draws().size(coupon, shards).block();
         model.sized = true;
         assertThat(sized.entrants()).as(because).isEqualTo(model.entrants.size());
@@ -231,11 +243,17 @@ class ShardDrawModelPropertyTest extends ShardRedisTestBase {
         }
         entrants.sort(String::compareTo); // the ids are ASCII: their byte order
         assertThat(entrants).as(because).containsExactlyElementsOf(model.entrants);
-        List<String> placed = DrawRules.draw(SEED, entrants, sized.places()).placed();
+        byte[] drawSeed = new byte[32];
+        new Random(seed).nextBytes(drawSeed); // the run's seed decides the draw too: a failing run replays
+        List<String> placed = DrawRules.draw(drawSeed, entrants, sized.places()).placed();
         long drawAt = Long.parseLong(sync.hget(StockShards.stock(StockShards.tag(coupon, shards, 0)), "drawAt"));
         stock.draws().write(coupon, shards, sized, placed, drawAt).block();
         // written twice, as by an instance that died after writing and the next pass: nothing changes
+        List<Object> written = shardsAsTheyAre(coupon, shards);
         stock.draws().write(coupon, shards, sized, placed, drawAt).block();
+        assertThat(shardsAsTheyAre(coupon, shards))
+                .as(because + ": written again")
+                .isEqualTo(written);
         return placed;
     }
 }

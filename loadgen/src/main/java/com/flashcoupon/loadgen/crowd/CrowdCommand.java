@@ -101,7 +101,10 @@ public final class CrowdCommand {
                         settings.stockShards());
             } catch (ApiException e) {
                 err.println("cannot create the coupon: " + e.getMessage());
-                err.println("is the api up at " + settings.api() + "? (bin/up starts it)");
+                if (!e.getMessage().contains("expected 201")) {
+                    // no answer at all; an answer (a 400 for settings this deployment refuses) says what is wrong
+                    err.println("is the api up at " + settings.api() + "? (bin/up starts it)");
+                }
                 return BROKEN;
             }
             err.printf(

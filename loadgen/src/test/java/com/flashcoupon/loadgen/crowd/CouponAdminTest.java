@@ -65,6 +65,18 @@ class CouponAdminTest {
         assertThat(body.path("issueRatePerSecond").intValue()).isEqualTo(7);
         assertThat(body.path("validDays").intValue()).isEqualTo(30);
         assertThat(body.has("closeAt")).isTrue();
+        assertThat(body.has("stockShards"))
+                .as("one shard: the field is left out")
+                .isFalse();
+    }
+
+    @Test
+    void shouldAskForStockShardsWhenGivenMoreThanOne() {
+        admin.create("sharded", 100, 7, 0, 0, 6);
+
+        String request = requests.get(0);
+        JsonNode body = json.readTree(request.substring(request.indexOf('{')));
+        assertThat(body.path("stockShards").intValue()).isEqualTo(6);
     }
 
     @Test

@@ -33,6 +33,19 @@ class CrowdSettingsTest {
         assertThat(s.dbUser()).isEqualTo("coupon");
         assertThat(s.dbPassword()).isEqualTo("coupon");
         assertThat(s.progress()).isEqualTo(ProgressMode.OFF);
+        assertThat(s.stockShards()).isEqualTo(1);
+    }
+
+    @Test
+    void shouldTakeStockShardsFromOneToSixtyFour() {
+        assertThat(settings(List.of("--stock-shards", "6"), Map.of()).stockShards())
+                .isEqualTo(6);
+        assertThat(settings(List.of(), Map.of("CROWD_STOCK_SHARDS", "64")).stockShards())
+                .isEqualTo(64);
+        assertThatThrownBy(() -> settings(List.of("--stock-shards", "65"), Map.of()))
+                .isInstanceOf(UsageException.class);
+        assertThatThrownBy(() -> settings(List.of("--stock-shards", "0"), Map.of()))
+                .isInstanceOf(UsageException.class);
     }
 
     @Test
