@@ -270,7 +270,7 @@ class EventRetirementTest {
         List<Map<String, Object>> stream = Stack.watch(stack.apiUrl(), id, members.get(7));
         await().atMost(Duration.ofSeconds(30)).until(() -> !stream.isEmpty());
 
-        endWindow(id);
+        Stack.endWindow(stack.jdbc, http, id, 1_000);
         awaitIssued(id, 5);
         List<String> drawOrder = placedByTheSeed(id, members, 5);
         List<String> issuedInOrder = stack.jdbc
@@ -342,7 +342,7 @@ class EventRetirementTest {
                 .as("closed, but the draw is still to be made: not settled")
                 .isTrue();
 
-        endWindow(id);
+        Stack.endWindow(stack.jdbc, http, id, 1_000);
         awaitIssued(id, 3);
         awaitRetired(id);
         for (String member : members) {
@@ -368,7 +368,7 @@ class EventRetirementTest {
         long id = ((Number) createFairStart("Fair start checked", openAt, 3600).get("id")).longValue();
         List<String> members = Crowd.members("checked", 12);
         members.forEach(member -> ask(id, member).expectStatus().isAccepted());
-        endWindow(id);
+        Stack.endWindow(stack.jdbc, http, id, 1_000);
         awaitIssued(id, 5);
         List<String> placed = placedByTheSeed(id, members, 5);
         String winner = placed.getFirst();
@@ -469,24 +469,6 @@ class EventRetirementTest {
         }
         return status + " " + out.toString(java.nio.charset.StandardCharsets.UTF_8)
                 + err.toString(java.nio.charset.StandardCharsets.UTF_8);
-    }
-
-    /** The window is over: the event's times move an hour back in MySQL, then an operator's change mirrors them. */
-    private static void endWindow(long id) {
-        stack.jdbc
-                .sql("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?")
-                .param(id)
-                .update();
-        stack.jdbc
-                .sql("UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")
-                .param(id)
-                .update();
-        admin(http.patch().uri("/admin/v1/coupons/{id}", id))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of("issueRatePerSecond", 1_000))
-                .exchange()
-                .expectStatus()
-                .isOk();
     }
 
     /** The members the draw placed, in place order, recomputed from the seed the admin view publishes. */

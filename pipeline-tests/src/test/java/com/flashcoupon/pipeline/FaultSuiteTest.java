@@ -36,7 +36,6 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.http.MediaType;
 
 /**
  * The fault suite (issue 11): in each scenario a crowd larger than the stock asks while a fault is injected in the
@@ -355,7 +354,7 @@ class FaultSuiteTest {
         long couponId = ((Number) created.get("id")).longValue();
         List<Crowd.Answer> answers = crowd(couponId, "drawlost").get();
         Set<String> entrants = stack.accepted(couponId, answers);
-        endWindow(couponId);
+        Stack.endWindow(stack.jdbc, stack.http(), couponId, RATE);
         awaitRow("SELECT COUNT(*) FROM coupon_draw WHERE coupon_id = ? AND drawn_at IS NOT NULL", couponId);
         awaitWallets(couponId, 60);
 
@@ -498,24 +497,6 @@ class FaultSuiteTest {
     private static CompletableFuture<List<Crowd.Answer>> crowd(long couponId, String prefix) {
         List<String> members = Crowd.members(prefix, CROWD);
         return CompletableFuture.supplyAsync(() -> Crowd.ask(stack.apiUrl(), couponId, members, 0, 32));
-    }
-
-    /** The fair start's window is over: its times move an hour back in MySQL, then an operator's change mirrors them. */
-    private static void endWindow(long couponId) {
-        stack.jdbc
-                .sql("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?")
-                .param(couponId)
-                .update();
-        stack.jdbc
-                .sql("UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")
-                .param(couponId)
-                .update();
-        Stack.admin(stack.http().patch().uri("/admin/v1/coupons/{id}", couponId))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of("issueRatePerSecond", RATE))
-                .exchange()
-                .expectStatus()
-                .isOk();
     }
 
     /** Waits until {@code countSql} (one parameter: the event's id) counts one row: the draw recorded, the event settled. */

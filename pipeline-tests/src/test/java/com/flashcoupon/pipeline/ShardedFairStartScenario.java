@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.springframework.http.MediaType;
 
 /**
  * A fair start across stock shards end to end (docs/architecture.md, "A fair start across shards"): a crowd enters the
@@ -65,7 +64,7 @@ final class ShardedFairStartScenario {
         Map<?, ?> draw = (Map<?, ?>) stack.adminView(couponId).get("draw");
         assertThat(draw.get("entrants")).as("entrants counted over every shard").isEqualTo(entrantCount);
 
-        endWindow(couponId);
+        Stack.endWindow(stack.jdbc, stack.http(), couponId, 2_000);
         List<String> newcomers = Crowd.members("late-" + couponId, newcomerCount);
         List<Crowd.Answer> late = Crowd.ask(stack.apiUrl(), couponId, newcomers, 0, 32);
         long places = Math.min(total, entrantCount);
@@ -129,25 +128,5 @@ final class ShardedFairStartScenario {
             caps += Long.parseLong(stock.get("share")) + Long.parseLong(stock.get("moved"));
         }
         assertThat(caps).as("the caps sum to the stock").isEqualTo(total);
-    }
-
-    private void endWindow(long couponId) {
-        stack.jdbc
-                .sql("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?")
-                .param(couponId)
-                .update();
-        stack.jdbc
-                .sql("UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")
-                .param(couponId)
-                .update();
-        stack.http()
-                .patch()
-                .uri("/admin/v1/coupons/{id}", couponId)
-                .header("Authorization", "Bearer " + Stack.token("operator", List.of("coupon-admin")))
-                .contentType(MediaType.APPLICATION_JSON)
-                .bodyValue(Map.of("issueRatePerSecond", 2_000))
-                .exchange()
-                .expectStatus()
-                .isOk();
     }
 }

@@ -320,6 +320,25 @@ final class Stack implements AutoCloseable {
         database.close();
     }
 
+    /**
+     * A fair start's window is over: the event's times move an hour back in MySQL, then an operator's change (its
+     * rate, to {@code ratePerSecond}) mirrors them, so that nothing waits for a clock.
+     */
+    static void endWindow(JdbcClient jdbc, WebTestClient http, long couponId, int ratePerSecond) {
+        jdbc.sql("UPDATE coupon SET open_at = open_at - INTERVAL 1 HOUR WHERE id = ?")
+                .param(couponId)
+                .update();
+        jdbc.sql("UPDATE coupon_draw SET draw_at = draw_at - INTERVAL 1 HOUR WHERE coupon_id = ?")
+                .param(couponId)
+                .update();
+        admin(http.patch().uri("/admin/v1/coupons/{id}", couponId))
+                .contentType(org.springframework.http.MediaType.APPLICATION_JSON)
+                .bodyValue(Map.of("issueRatePerSecond", ratePerSecond))
+                .exchange()
+                .expectStatus()
+                .isOk();
+    }
+
     /** The request with an operator's token (role coupon-admin). */
     static <S extends WebTestClient.RequestHeadersSpec<?>> S admin(S request) {
         request.header("Authorization", "Bearer " + token("operator", List.of("coupon-admin")));

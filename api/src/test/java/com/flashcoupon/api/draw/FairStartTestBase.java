@@ -32,6 +32,11 @@ abstract class FairStartTestBase extends ApiTestBase {
     protected DrawMaker drawMaker;
 
     protected long fairStart(int quantity) {
+        return fairStart(quantity, 1);
+    }
+
+    /** The same with its admission state over {@code stockShards} (docs/architecture.md, "Stock shards"). */
+    protected long fairStart(int quantity, int stockShards) {
         return createCoupon(Map.of(
                 "name",
                 "Fair start",
@@ -44,7 +49,9 @@ abstract class FairStartTestBase extends ApiTestBase {
                 "queueing",
                 "RANDOMIZED_START",
                 "queueingWindowSeconds",
-                3600));
+                3600,
+                "stockShards",
+                stockShards));
     }
 
     /** The window is over: the event's times move an hour back in MySQL, then an operator's change mirrors them. */

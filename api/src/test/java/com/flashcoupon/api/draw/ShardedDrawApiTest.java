@@ -7,8 +7,6 @@ import com.flashcoupon.api.support.ApiTest;
 import com.flashcoupon.api.support.MemberStream;
 import com.flashcoupon.contract.StockShards;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -35,24 +33,6 @@ class ShardedDrawApiTest extends FairStartTestBase {
     @Value("${local.server.port}")
     int port;
 
-    private long shardedFairStart(int quantity) {
-        return createCoupon(Map.of(
-                "name",
-                "Fair start in shards",
-                "totalQuantity",
-                quantity,
-                "openAt",
-                Instant.now().truncatedTo(ChronoUnit.SECONDS).toString(),
-                "issueRatePerSecond",
-                1,
-                "queueing",
-                "RANDOMIZED_START",
-                "queueingWindowSeconds",
-                3600,
-                "stockShards",
-                SHARDS));
-    }
-
     /** Two entrants at home on each shard, and more: {@code count} in all, ids in no particular byte order. */
     private static List<String> entrants(int count) {
         List<String> members = new ArrayList<>();
@@ -64,7 +44,7 @@ class ShardedDrawApiTest extends FairStartTestBase {
 
     @Test
     void shouldDrawOnceOverEveryShardsEntrantsAndPlaceThemAtHome() {
-        long id = shardedFairStart(5);
+        long id = fairStart(5, SHARDS);
         List<String> members = entrants(12);
         for (String member : members) {
             Map<String, Object> answer = ask(id, member, 202);
@@ -137,7 +117,7 @@ class ShardedDrawApiTest extends FairStartTestBase {
 
     @Test
     void shouldAdmitNewcomersAtOnceBehindEveryPlaceTheDrawGives() {
-        long id = shardedFairStart(20);
+        long id = fairStart(20, SHARDS);
         List<String> members = entrants(6);
         members.forEach(member -> ask(id, member, 202));
         endWindow(id);
@@ -162,7 +142,7 @@ class ShardedDrawApiTest extends FairStartTestBase {
 
     @Test
     void shouldStreamTheOddsOverEveryShardThenEachEntrantsOutcome() {
-        long id = shardedFairStart(2);
+        long id = fairStart(2, SHARDS);
         List<String> members = entrants(6);
         members.forEach(member -> ask(id, member, 202));
         List<MemberStream> streams = members.stream()
