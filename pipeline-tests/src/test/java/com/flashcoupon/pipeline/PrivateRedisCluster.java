@@ -96,6 +96,14 @@ final class PrivateRedisCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * The master that owns {@code key}'s slot loses every key it holds (FLUSHALL, which its replica follows): what a
+     * primary and its replica lost together leave, the other masters keeping theirs.
+     */
+    void flushMasterOf(String key) throws IOException, InterruptedException {
+        cli(masterOf(key), Duration.ofSeconds(10), "FLUSHALL");
+    }
+
     /** The port of the master that owns {@code key}'s slot now. */
     int masterOf(String key) throws IOException, InterruptedException {
         int slot = Integer.parseInt(cli(anyLivePort(), Duration.ofSeconds(5), "CLUSTER", "KEYSLOT", key)

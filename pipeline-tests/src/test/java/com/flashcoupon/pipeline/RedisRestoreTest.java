@@ -42,7 +42,7 @@ class RedisRestoreTest {
     @ParameterizedTest(name = "{0} stock shards")
     @ValueSource(ints = {1, 3})
     void shouldAnswerEveryMemberMySqlKnowsAndCountTheRestWhenRedisComesBackEmpty(int shards) throws Exception {
-        new RestoreScenario(stack, "redis").run(shards, () -> {
+        new RestoreScenario(stack, "redis").run(shards, couponId -> {
             redis.kill();
             // Redis is started again once the api saw it gone
             await().atMost(Duration.ofSeconds(30))

@@ -24,9 +24,12 @@ final class RestoreScenario {
 
     static final int STOCK = 600;
 
-    /** Makes Redis lose every key of the event; returns once it answers again, empty. */
+    /**
+     * Makes Redis lose the event's keys (every key, or, with {@link #run(int, Loss, boolean) whole} false, the keys of
+     * some of its shards alone); returns once it answers again.
+     */
     interface Loss {
-        void lose() throws Exception;
+        void lose(long couponId) throws Exception;
     }
 
     private final Stack stack;
@@ -80,6 +83,15 @@ final class RestoreScenario {
 
     /** The crowd, the loss, the restore and the checks, for an event of {@code shards} stock shards. */
     void run(int shards, Loss loss) throws Exception {
+        run(shards, loss, true);
+    }
+
+    /**
+     * As above; {@code whole} false: the loss takes some shards alone, whose lost admissions the operator's {@code
+     * unknown} does not count (docs/architecture.md, "Stock shards": only a whole loss counts them), so that check is
+     * left out; every other promise holds.
+     */
+    void run(int shards, Loss loss, boolean whole) throws Exception {
         // a slow issue rate, so that admissions are still waiting in Redis when it dies, however fast the crowd is
         long couponId = Stack.createCoupon(http, "Restore " + name, STOCK, 5, shards);
         List<String> crowdMembers = Crowd.members(name + "-" + shards, 3_000);
@@ -98,7 +110,7 @@ final class RestoreScenario {
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> column("admitted_seen_count", couponId) >= STOCK
                         && column("published_count", couponId) > decided);
-        loss.lose();
+        loss.lose(couponId);
         java.time.Instant restarted = java.time.Instant.now();
         stack.startWorker();
         // the operator speeds issuance up: an operator's change on a coupon Redis lost restores it, or waits for the
@@ -191,9 +203,11 @@ final class RestoreScenario {
 
         assertThat(duplicates).isZero();
         assertThat(overIssue).isZero();
-        assertThat((long) lost.size())
-                .as("every member told 202 without an outcome is counted as unknown")
-                .isLessThanOrEqualTo(unknown);
+        if (whole) {
+            assertThat((long) lost.size())
+                    .as("every member told 202 without an outcome is counted as unknown")
+                    .isLessThanOrEqualTo(unknown);
+        }
         Set<String> answered = new HashSet<>(accepted);
         answered.removeAll(lost);
         Invariants.check(stack.jdbc, couponId, answered, 1_000);

@@ -231,11 +231,24 @@ class ShardedPipelineTest {
                 .hasSize(10);
         Set<String> accepted =
                 listed.stream().filter(member -> byMember.get(member) == 202).collect(Collectors.toSet());
+        // live streams read each member on their home shard, whichever primary holds it
+        List<String> watched = accepted.stream().sorted().limit(6).toList();
+        List<List<Map<String, Object>>> streams = watched.stream()
+                .map(member -> Stack.watch(stack.apiUrl(), couponId, member))
+                .toList();
         await().atMost(Duration.ofSeconds(120))
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> stack.walletCount(couponId) >= total);
         Invariants.check(stack.jdbc, couponId, accepted, DRAIN_BATCH);
         assertThat(stack.walletCount(couponId)).isEqualTo(total);
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(250))
+                .untilAsserted(() -> assertThat(streams)
+                        .as("each stream ends ISSUED")
+                        .allSatisfy(stream -> assertThat(stream)
+                                .isNotEmpty()
+                                .last()
+                                .satisfies(status -> assertThat(status).containsEntry("status", "ISSUED"))));
     }
 
     private static void assertIssued(long couponId, List<String> members) {
