@@ -235,7 +235,7 @@ class ClusterFailoverTest {
         } finally {
             // the next scenarios need both instances again
             drainer.start();
-            stack.awaitReady(drainer, Duration.ofMinutes(2));
+            stack.awaitReady(drainer, Duration.ofMinutes(5));
         }
     }
 
@@ -281,7 +281,7 @@ class ClusterFailoverTest {
         FaultReport.assertEveryoneTold(stack.url(stack.apis.get(0)), couponId, accepted);
         assertPublishedOnceUpToABatch(couponId, accepted);
         assertAnsweredAsTheContractSays(answers);
-        stack.awaitReady(worker, Duration.ofMinutes(2));
+        stack.awaitReady(worker, Duration.ofMinutes(5));
     }
 
     @Test

@@ -52,23 +52,9 @@ class ClusterRestoreTest {
         }
     }
 
-    /**
-     * The primary of shard 1 and its replica lose every key, shards 0 and 2 keep theirs: shard 1 is dealt again from
-     * what the others hold and what it had published, and newcomers take what its lost admissions held.
-     */
-    @Test
-    @Order(3)
-    void shouldDealAShardLostAloneWithItsPrimaryItsStockBackAndIssueExactlyTheStock() throws Exception {
-        new RestoreScenario(stack, "redis-cluster-shard")
-                .run(
-                        3,
-                        couponId -> cluster.flushMasterOf(com.flashcoupon.contract.StockShards.tag(couponId, 3, 1)),
-                        false);
-    }
-
     /** Last: it flushes every primary (the other tests' events, settled by then, are restored from MySQL). */
     @Test
-    @Order(4)
+    @Order(3)
     void shouldRestoreAnEventOfThreeShardsOnTheClusterAndIssueExactlyTheStock() throws Exception {
         new RestoreScenario(stack, "redis-cluster").run(3, couponId -> cluster.flushAll());
     }
