@@ -53,6 +53,7 @@ public final class ShardDeal {
             LuaScripts.text("scripts/gate_settings.lua") + LuaScripts.text("scripts/shard_init.lua"));
 
     static final ScriptConnection.Script COUNT = ShardStock.script("shard_count.lua");
+    static final ScriptConnection.Script REOPEN = ShardStock.script("shard_reopen.lua");
     static final ScriptConnection.Script RESTORED = ScriptConnection.Script.of(
             LuaScripts.text("scripts/decided_cursor.lua") + LuaScripts.text("scripts/shard_restored.lua"));
     static final ScriptConnection.Script DEALT = ShardStock.script("shard_dealt.lua");
@@ -122,27 +123,33 @@ public final class ShardDeal {
                             ? Mono.just(found)
                             : putBack.apply(lost).then(read);
                 })
-                .flatMap(found -> plans.plan(couponId, tags, shards, total, floor, found, metaRestored))
-                .flatMap(plan ->
-                        // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing,
-                        // so it never creates the shards of a count a newer mirror replaced (their tombstones stop it
-                        // from then on)
-                        initOne(tags, 0, shards, total, settings, CouponKeys.meta(couponId), plan)
-                                .flatMap(share -> share < 0
-                                        ? Mono.<Void>empty()
-                                        : Flux.range(1, shards - 1)
-                                                .concatMap(shard ->
-                                                        initOne(tags, shard, shards, total, settings, null, plan))
-                                                .thenMany(Flux.range(0, shards)
-                                                        .concatMap(shard -> dealt(
-                                                                couponId,
-                                                                tags,
-                                                                shard,
-                                                                shards,
-                                                                plan.base(),
-                                                                metaRestored)))
-                                                .then()));
+                .flatMap(found -> plans.plan(couponId, tags, shards, total, floor, found, metaRestored)
+                        .map(plan -> new Dealing(plan, !lostAlone(found, shards).isEmpty())))
+                .flatMap(dealing -> {
+                    ShardDealPlans.Plan plan = dealing.plan();
+                    // shard 0 first, in the meta's slot: a mirror older than the meta or shard 0 deals nothing,
+                    // so it never creates the shards of a count a newer mirror replaced (their tombstones stop it
+                    // from then on)
+                    return initOne(tags, 0, shards, total, settings, CouponKeys.meta(couponId), plan)
+                            .flatMap(share -> share < 0
+                                    ? Mono.<Void>empty()
+                                    : Flux.range(1, shards - 1)
+                                            .concatMap(
+                                                    shard -> initOne(tags, shard, shards, total, settings, null, plan))
+                                            .thenMany(Flux.range(0, shards)
+                                                    .concatMap(shard -> dealt(
+                                                            couponId, tags, shard, shards, plan.base(), metaRestored)))
+                                            // a shard lost alone was dealt again: the others' sold-out marks go,
+                                            // so that what it holds is reachable from every home
+                                            .thenMany(Flux.range(0, dealing.lostAlone() ? shards : 0)
+                                                    .concatMap(shard -> redis.eval(
+                                                            REOPEN, new String[] {StockShards.stock(tags[shard])})))
+                                            .then());
+                });
     }
+
+    /** A deal's plan, and whether it deals a shard lost alone. */
+    private record Dealing(ShardDealPlans.Plan plan, boolean lostAlone) {}
 
     /** Marks one shard dealt for the count; on shard 0, when the meta was just restored, the meta's base too. */
     private Mono<List<Object>> dealt(

@@ -252,6 +252,56 @@ class ShardLossDealTest extends ShardRedisTestBase {
                 .isEqualTo(30 - 6 - 4 - 4);
     }
 
+    /**
+     * Sold out on every shard (each marked out), then shard 1 lost alone with admissions it never published: dealt
+     * again, it holds free stock, and members at home on shards 0 and 2 reach it (their shards' sold-out marks go with
+     * the deal). Before, they were answered sold out in one step and the coupons stayed stranded
+     * (ShardLostAloneClusterCheck: 11 of 600).
+     */
+    @Test
+    void shouldLetEveryHomeReachWhatAShardLostAloneIsDealtAfterTheEventSoldOut() {
+        long coupon = ShardStockTest.newCoupon();
+        String[] tags = stock.tags(coupon, SHARDS);
+        sync.hset(CouponKeys.meta(coupon), "total", "30");
+        stock.deal().init(coupon, SHARDS, 30).block();
+        // four at home on each shard published, then the rest of the stock admitted and never published
+        for (int shard = 0; shard < SHARDS; shard++) {
+            for (int i = 0; i < 4; i++) {
+                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
+            }
+        }
+        var order = new ShardOrder(new LettuceShardRedis(connection.async()), stock);
+        ShardOrder.Batch batch = order.next(coupon, SHARDS, 12).block();
+        order.mark(coupon, SHARDS, batch).block();
+        order.advance(coupon, SHARDS, batch).block();
+        assertThat(newcomersAdmitted(coupon, 40)).isEqualTo(18);
+        for (String tag : tags) {
+            assertThat(sync.hget(StockShards.stock(tag), "out"))
+                    .as("sold out everywhere")
+                    .isEqualTo("1");
+        }
+        long heldByShard1 = sync.zcard(StockShards.queue(tags[1]));
+
+        loseAloneAndDeal(coupon, tags, batch, 1);
+
+        // what shard 1 held less its four published is free, reachable from every home
+        long free = heldByShard1 - 4;
+        assertThat(free).isPositive();
+        long admitted = 0;
+        for (int i = 0; i < free; i++) {
+            int home = i % 2 == 0 ? 0 : 2;
+            if (stock.admit(coupon, SHARDS, homedAt(SHARDS, home)).block().outcome() == ShardStock.Outcome.ADMITTED) {
+                admitted++;
+            }
+        }
+        assertThat(admitted)
+                .as("members at home on the shards that kept theirs")
+                .isEqualTo(free);
+        assertThat(stock.admit(coupon, SHARDS, homedAt(SHARDS, 0)).block().outcome())
+                .as("and sold out again once it is gone")
+                .isEqualTo(ShardStock.Outcome.SOLD_OUT);
+    }
+
     /** Loses one shard's keys and deals it again, its first published member put back as decided. */
     private static void loseAloneAndDeal(long coupon, String[] tags, ShardOrder.Batch batch, int lost) {
         String decided = batch.entries().stream()
