@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.flashcoupon.contract.StockShards;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
-import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -20,12 +20,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.http.MediaType;
 
 /**
- * An event whose stock is in six shards, end to end through HTTP, a Redis Cluster of three primaries (each with its
- * replica: the cluster topology, two shards on each primary), Kafka and MySQL (docs/architecture.md, "Stock shards";
- * ): a crowd of N + 10% gets exactly N wallets, one per
- * member, issued in the order the drainer published across the shards, with nothing left on any shard; each member's
- * result is on their home shard, where their status is read; results a failover lost are repaired on their shard, and
- * the event retires from every primary.
+ * An event whose stock is in six shards, end to end through HTTP, Redis, Kafka and MySQL (docs/architecture.md, "Stock
+ * shards"): a crowd of N + 10% gets exactly N wallets, one per member, issued in the order the drainer published across
+ * the shards, with nothing left on any shard; each member's result is on their home shard, where their status and live
+ * stream read it; results a failover loses are repaired on their shard, and the event retires; an eligibility list
+ * over six shards admits exactly its members. On one Redis: the cluster topology's end-to-end runs are
+ * ClusterRestoreTest's (a fair start, a whole loss) and ShardStockClusterTest's, so that the suite starts one Redis
+ * Cluster at a time beside the fault suite's AOF-always Redis (with a second cluster here, a clean-clone run on a
+ * loaded machine saw the fault suite's api time out on its Redis handshake at start-up).
  */
 class ShardedPipelineTest {
 
@@ -37,49 +39,42 @@ class ShardedPipelineTest {
      */
     private static final Duration RETENTION = Duration.ofSeconds(20);
 
-    private static PrivateRedisCluster cluster;
-    private static RedisClusterClient client;
-    private static StatefulRedisClusterConnection<String, String> connection;
-    private static RedisAdvancedClusterCommands<String, String> redis;
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> redis;
     private static Stack stack;
 
     @BeforeAll
-    static void start() throws Exception {
-        cluster = new PrivateRedisCluster();
-        client = cluster.client();
-        connection = client.connect();
-        redis = connection.sync();
+    static void start() {
         stack = new Stack(
                 Map.of(
-                        "coupon.redis.cluster-nodes",
-                        cluster.nodes(),
                         "coupon.drain.max-batch",
                         DRAIN_BATCH,
                         "coupon.drain.tick",
                         "100ms",
                         "coupon.shards.max-served",
                         SHARDS,
-                        // short, so that the event retires within the test, after the test looked at it settled
+                        // the event retires within the test, after the test looked at it settled and repaired
                         "coupon.retention.after",
                         RETENTION.toMillis() + "ms",
                         "coupon.retention.check-every",
                         "200ms",
                         "coupon.retention.mark-ttl",
                         "1s"),
-                Map.of("coupon.worker.max-batch", 200, "coupon.redis.cluster-nodes", cluster.nodes()));
+                Map.of("coupon.worker.max-batch", 200));
+        client = RedisClient.create(Stack.REDIS_URL);
+        connection = client.connect();
+        redis = connection.sync();
     }
 
     @AfterAll
-    static void stop() throws Exception {
+    static void stop() {
         if (connection != null) {
             connection.close();
             client.shutdown();
         }
         if (stack != null) {
             stack.close();
-        }
-        if (cluster != null) {
-            cluster.close();
         }
     }
 
@@ -164,7 +159,6 @@ class ShardedPipelineTest {
 
         await().atMost(RETENTION.plusSeconds(60))
                 .pollInterval(Duration.ofMillis(250))
-                // KEYS on every primary of the cluster (Lettuce's cluster commands ask each)
                 .until(() -> redis.keys("{cpn:" + couponId + "*").isEmpty()
                         && stack.jdbc
                                         .sql("SELECT COUNT(*) FROM coupon WHERE id = ? AND keys_removed_at IS NOT NULL")
@@ -175,7 +169,7 @@ class ShardedPipelineTest {
         assertIssued(couponId, someMembers);
     }
 
-    /** An eligibility list over six shards on the cluster: exactly the listed members admitted, up to the stock. */
+    /** An eligibility list over six shards: exactly the listed members admitted, up to the stock. */
     @Test
     void shouldIssueOnlyToTheListedMembersOverSixShards() {
         int total = 50;
