@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
  * published requests wait undecided), shards 0 and 2 keeping theirs. Shard 1 is dealt again from what the others hold
  * and what it had published, and newcomers are asked until the stock is taken. Every other promise of {@link
  * RestoreScenario} held in its first run (2026-11-29: 0 duplicates, 0 over-issue, every member MySQL knows answered
- * 200), but exactly the stock was not issued: 589 of 600, with no stock left for newcomers, so 11 coupons stayed
- * stranded. Run: {@code bin/test -pl pipeline-tests -am -Dtest=ShardLostAloneClusterCheck}.
+ * 200), but exactly the stock was not issued: 589 of 600, 11 coupons stranded (the shards that kept theirs were still
+ * marked sold out; a deal of a shard lost alone now takes the marks away). Run since: 600 of 600, the crowd taking the
+ * freed stock itself. Run: {@code bin/test -pl pipeline-tests -am -Dtest=ShardLostAloneClusterCheck}.
  */
 class ShardLostAloneClusterCheck {
 
