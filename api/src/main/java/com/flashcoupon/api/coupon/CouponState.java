@@ -119,4 +119,26 @@ public record CouponState(
     public Instant closeAtInstant() {
         return closeAt > 0 ? Instant.ofEpochMilli(closeAt) : null;
     }
+
+    /** The same state with a draw's counts and the places it holds, as every shard counts them (CouponStates). */
+    CouponState withDraw(long heldPlaces, Draw counted) {
+        return new CouponState(
+                id,
+                name,
+                total,
+                openAt,
+                closeAt,
+                closed,
+                rate,
+                base,
+                queued,
+                cursor,
+                done,
+                rejectedSoldOut,
+                now,
+                heldPlaces,
+                counted,
+                announceAt,
+                shards);
+    }
 }

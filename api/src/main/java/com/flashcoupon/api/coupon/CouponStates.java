@@ -106,24 +106,8 @@ public class CouponStates {
             return Mono.just(state);
         }
         return draws.counts(id, state.shards())
-                .map(counts -> new CouponState(
-                        state.id(),
-                        state.name(),
-                        state.total(),
-                        state.openAt(),
-                        state.closeAt(),
-                        state.closed(),
-                        state.rate(),
-                        state.base(),
-                        state.queued(),
-                        state.cursor(),
-                        state.done(),
-                        state.rejectedSoldOut(),
-                        state.now(),
-                        counts.held(),
-                        new CouponState.Draw(state.draw().state(), counts.entrants(), counts.places()),
-                        state.announceAt(),
-                        state.shards()));
+                .map(counts -> state.withDraw(
+                        counts.held(), new CouponState.Draw(state.draw().state(), counts.entrants(), counts.places())));
     }
 
     /** coupon_state.lua's reply, with every shard's totals in place of shard 0's when given. */

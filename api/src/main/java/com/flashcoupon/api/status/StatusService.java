@@ -128,18 +128,7 @@ public class StatusService {
             }
             ShardPositions.Draw draw = standing.draw();
             if (draw != null) {
-                return Mono.just(new Tracked(
-                        IssueStatus.inDraw(
-                                couponId,
-                                memberId,
-                                draw.entrants(),
-                                draw.places(),
-                                draw.closed(),
-                                Instant.ofEpochMilli(draw.drawAt()),
-                                System.currentTimeMillis(),
-                                pace.pace(couponId, rate)),
-                        0,
-                        true));
+                return Mono.just(new Tracked(inDraw(couponId, memberId, draw, rate), 0, true));
             }
             if (!standing.result().isEmpty()) {
                 return Mono.just(new Tracked(fromResult(couponId, memberId, standing.result()), 0, false));
@@ -167,15 +156,24 @@ public class StatusService {
 
     /** status.lua's {3, entrants, drawAt, rate, places, state}: in a draw not made yet. */
     private IssueStatus inDraw(long couponId, String memberId, List<?> reply) {
+        return inDraw(
+                couponId,
+                memberId,
+                new ShardPositions.Draw(number(reply, 1), number(reply, 4), number(reply, 2), number(reply, 5) == 2),
+                (int) number(reply, 3));
+    }
+
+    /** In a draw not made yet, as status.lua or the member's home shard (shard_status.lua) counts it. */
+    private IssueStatus inDraw(long couponId, String memberId, ShardPositions.Draw draw, int rate) {
         return IssueStatus.inDraw(
                 couponId,
                 memberId,
-                number(reply, 1),
-                number(reply, 4),
-                number(reply, 5) == 2,
-                Instant.ofEpochMilli(number(reply, 2)),
+                draw.entrants(),
+                draw.places(),
+                draw.closed(),
+                Instant.ofEpochMilli(draw.drawAt()),
                 System.currentTimeMillis(),
-                pace.pace(couponId, (int) number(reply, 3)));
+                pace.pace(couponId, rate));
     }
 
     private IssueStatus fromRedis(long couponId, String memberId, List<?> reply) {
