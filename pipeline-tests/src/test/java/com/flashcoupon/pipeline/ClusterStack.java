@@ -123,13 +123,15 @@ final class ClusterStack implements AutoCloseable {
         }
 
         // the first worker alone creates the topics (three replicas each); the others then find them
-        workers.get(0).start();
-        awaitReady(workers.get(0), Duration.ofMinutes(3));
-        for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
-            app.start();
-        }
-        for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
-            awaitReady(app, Duration.ofMinutes(3));
+        try (var alone = ProcessKit.startingAlone()) {
+            workers.get(0).start();
+            awaitReady(workers.get(0), ProcessKit.START_UP);
+            for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
+                app.start();
+            }
+            for (ChildJvm app : List.of(apis.get(0), apis.get(1), workers.get(1))) {
+                awaitReady(app, ProcessKit.START_UP);
+            }
         }
     }
 

@@ -105,10 +105,12 @@ final class FaultStack implements AutoCloseable {
                 "worker", List.of("-Xmx256m"), IssuerWorkerApplication.class.getName(), arguments(workerSettings));
 
         // both migrate at start-up; Flyway's lock makes that safe
-        worker.start();
-        api.start();
-        awaitReady(worker, Duration.ofMinutes(3));
-        awaitReady(api, Duration.ofMinutes(3));
+        try (var alone = ProcessKit.startingAlone()) {
+            worker.start();
+            api.start();
+            awaitReady(worker, ProcessKit.START_UP);
+            awaitReady(api, ProcessKit.START_UP);
+        }
     }
 
     /**

@@ -6,6 +6,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 
 /**
@@ -53,7 +58,39 @@ final class ProcessKit {
     }
 
     /** Start-ups an app may fail, each followed by a new start, before {@link #awaitHealthy} gives up on it. */
-    static final int START_RETRIES = 2;
+    static final int START_RETRIES = 4;
+
+    /**
+     * How long a stack waits for each of its apps to be healthy when it starts: on a machine of two cores running the
+     * rest of the suite beside this module (bin/test), a Spring Boot app's start-up has taken more than 3 min.
+     */
+    static final Duration START_UP = Duration.ofMinutes(6);
+
+    /** The file whose lock a stack holds while its apps start ({@link #startingAlone}). */
+    private static final Path START_UP_LOCK = Path.of("target", "start-up.lock");
+
+    /**
+     * Holds the module's start-up lock until closed: the two test JVMs this module runs at once (its pom) then start
+     * their stacks' apps one stack at a time, and a stack's time-outs count from when it holds the lock. Start-up is the
+     * busiest moment of a stack (four JVMs compiling and connecting); when both forks' stacks started together beside
+     * the api's tests, apps missed their start-up time-outs (CI, 2026-11-29: "api-1 not ready after PT3M").
+     */
+    static AutoCloseable startingAlone() throws IOException {
+        Files.createDirectories(START_UP_LOCK.getParent());
+        FileChannel channel = FileChannel.open(START_UP_LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = channel.lock(); // blocks while the other test JVM's stack starts
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return () -> {
+            try (channel) {
+                lock.release();
+            }
+        };
+    }
 
     /**
      * Waits until the app on {@code port} is {@link #healthy}. An app that exits before it ever was is started again,
