@@ -36,7 +36,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * each; each scenario adds a row to {@code target/cluster-failover.md}.
  *
  * <p>Run with {@code -Dfailover.switch-off=lease|write-rate|replica-wait} it must fail (see {@link ClusterStack});
- * with {@code -Dfailover.shards=K}, on events of K stock shards.
+ * the Redis master kill and the worker kill are on events of three stock shards, the others on one; with
+ * {@code -Dfailover.shards=K}, every scenario on K.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterFailoverTest {
@@ -152,7 +153,7 @@ class ClusterFailoverTest {
     @Test
     @Order(2)
     void shouldLoseNoAdmissionWhenTheRedisMasterOfTheEventsSlotIsKilled() throws Exception {
-        long couponId = createCoupon("Redis master kill", STOCK, RATE);
+        long couponId = createCoupon("Redis master kill", STOCK, RATE, 3);
         var answered = new AtomicInteger();
         List<String> members = Crowd.members("master", CROWD);
         var crowd = CompletableFuture.supplyAsync(() -> crowdOnBothApis(couponId, members, answered, 16), CROWDS);
@@ -242,7 +243,7 @@ class ClusterFailoverTest {
     @Test
     @Order(4)
     void shouldLoseNothingWhenTheWorkerOfTheEventsPartitionIsKilled() throws Exception {
-        long couponId = createCoupon("Worker kill", STOCK, RATE);
+        long couponId = createCoupon("Worker kill", STOCK, RATE, 3);
         List<String> members = Crowd.members("workerkill", CROWD);
         var crowd = CompletableFuture.supplyAsync(
                 () -> crowdOnBothApis(couponId, members, new AtomicInteger(), 16), CROWDS);
@@ -355,8 +356,14 @@ class ClusterFailoverTest {
         return Stream.of(first.join(), second.join()).flatMap(List::stream).toList();
     }
 
+    /** An event of one stock shard ({@link ClusterStack#SHARDS_GIVEN} when given). */
     private static long createCoupon(String name, int quantity, int rate) {
-        return Stack.createCoupon(stack.http(stack.apis.get(0)), name, quantity, rate, ClusterStack.SHARDS);
+        return createCoupon(name, quantity, rate, 1);
+    }
+
+    /** An event of {@code shards} stock shards ({@link ClusterStack#SHARDS_GIVEN} when given). */
+    private static long createCoupon(String name, int quantity, int rate, int shards) {
+        return Stack.createCoupon(stack.http(stack.apis.get(0)), name, quantity, rate, ClusterStack.shards(shards));
     }
 
     /** Events until there is one on each partition of the request topic; those in between stay unused. */

@@ -56,11 +56,17 @@ final class ClusterStack implements AutoCloseable {
     static final String SWITCH_OFF = System.getProperty("failover.switch-off", "");
 
     /**
-     * The stock shards of every event the failover scenarios create ({@code -Dfailover.shards=K}, default 1): run again
-     * with K > 1, the scenarios show failover across shards spread over the primaries (docs/architecture.md, "Stock
-     * shards"); the Redis scenario then kills the primary of the event's shard 0.
+     * The stock shards of every event the failover scenarios create when given ({@code -Dfailover.shards=K}); without
+     * it each scenario names its own, 1 or 3, so that one run shows failover with one shard and across shards spread
+     * over the primaries (docs/architecture.md, "Stock shards"). With K > 1 the Redis scenario kills the primary of
+     * the event's shard 0.
      */
-    static final int SHARDS = Integer.getInteger("failover.shards", 1);
+    static final Integer SHARDS_GIVEN = Integer.getInteger("failover.shards");
+
+    /** The stock shards of a scenario whose own choice is {@code scenarios}: {@link #SHARDS_GIVEN} when given. */
+    static int shards(int scenarios) {
+        return SHARDS_GIVEN != null ? SHARDS_GIVEN : scenarios;
+    }
 
     final PrivateRedisCluster redis;
     final KafkaCluster kafka;
@@ -104,9 +110,6 @@ final class ClusterStack implements AutoCloseable {
             settings.put("coupon.warmup.requests", "0");
             settings.put("coupon.kafka.replication-factor", "3");
             settings.put("coupon.redis.min-replicas", SWITCH_OFF.equals("replica-wait") ? "0" : "1");
-            if (SHARDS > 1) {
-                settings.put("coupon.shards.max-served", SHARDS);
-            }
             apis.add(app("api-" + i, "-Xmx384m", apiClassPathFirst, ApiApplication.class.getName(), settings));
         }
         for (int i = 1; i <= 2; i++) {

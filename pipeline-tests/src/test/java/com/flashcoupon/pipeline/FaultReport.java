@@ -103,6 +103,7 @@ final class FaultReport {
         double seconds = Math.max(0, System.nanoTime() - recoveredAt) / 1e9;
 
         long stock = single(jdbc, "SELECT total_quantity FROM coupon WHERE id = ?", couponId);
+        long shards = single(jdbc, "SELECT stock_shards FROM coupon WHERE id = ?", couponId);
         long issued = single(jdbc, "SELECT COUNT(*) FROM coupon_wallet WHERE coupon_id = ?", couponId);
         long failed = jdbc
                 .sql("SELECT member_id FROM coupon_issue_failure WHERE coupon_id = ?")
@@ -118,7 +119,7 @@ final class FaultReport {
                         + " GROUP BY member_id HAVING COUNT(*) > 1) d",
                 couponId);
         Row row = new Row(
-                scenario,
+                shards > 1 ? scenario + " (" + shards + " stock shards)" : scenario,
                 accepted.size(),
                 issued,
                 failed,

@@ -33,10 +33,16 @@ final class FaultStack implements AutoCloseable {
     static final int DRAIN_BATCH = 100;
 
     /**
-     * The stock shards of every event the suite creates ({@code -Dfaults.shards=K}, default 1): the suite run again
-     * with K > 1 shows the faults' promises hold across shards (docs/architecture.md, "Stock shards").
+     * The stock shards of every event the suite creates when given ({@code -Dfaults.shards=K}); without it each scenario
+     * names its own, 1 or 3, so that one run of the suite shows the faults' promises hold with one shard and across
+     * several (docs/architecture.md, "Stock shards").
      */
-    static final int SHARDS = Integer.getInteger("faults.shards", 1);
+    static final Integer SHARDS_GIVEN = Integer.getInteger("faults.shards");
+
+    /** The stock shards of a scenario whose own choice is {@code scenarios}: {@link #SHARDS_GIVEN} when given. */
+    static int shards(int scenarios) {
+        return SHARDS_GIVEN != null ? SHARDS_GIVEN : scenarios;
+    }
 
     private static final Pattern JDBC_SERVER = Pattern.compile("^jdbc:mysql://([^/:?]+)(?::(\\d+))?/");
 
@@ -84,9 +90,6 @@ final class FaultStack implements AutoCloseable {
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
         apiSettings.put("coupon.drain.max-batch", DRAIN_BATCH);
         apiSettings.put("coupon.drain.tick", "100ms");
-        if (SHARDS > 1) {
-            apiSettings.put("coupon.shards.max-served", SHARDS);
-        }
         apiSettings.put(
                 "logging.level.com.flashcoupon.api.drain.Drainer", System.getProperty("faults.drain-log", "INFO"));
         api = new ChildJvm("api", List.of("-Xmx384m"), ApiApplication.class.getName(), arguments(apiSettings));
@@ -164,8 +167,14 @@ final class FaultStack implements AutoCloseable {
                 .build();
     }
 
+    /** An event of one stock shard ({@link #SHARDS_GIVEN} when given). */
     long createCoupon(String name, int quantity, int ratePerSecond) {
-        return Stack.createCoupon(http(), name, quantity, ratePerSecond, SHARDS);
+        return createCoupon(name, quantity, ratePerSecond, 1);
+    }
+
+    /** An event of {@code shards} stock shards ({@link #SHARDS_GIVEN} when given). */
+    long createCoupon(String name, int quantity, int ratePerSecond, int shards) {
+        return Stack.createCoupon(http(), name, quantity, ratePerSecond, shards(shards));
     }
 
     /** Waits until the app is healthy ({@link ProcessKit#healthy}). */

@@ -125,7 +125,7 @@ class FaultSuiteTest {
     @Test
     @Order(2)
     void shouldLoseNothingWhenMysqlIsCutForTenSeconds() throws Exception {
-        long couponId = stack.createCoupon("MySQL cut", STOCK, RATE);
+        long couponId = stack.createCoupon("MySQL cut", STOCK, RATE, 3);
         CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "mysql");
         awaitWallets(couponId, 60);
 
@@ -165,7 +165,7 @@ class FaultSuiteTest {
     @Test
     @Order(4)
     void shouldLoseNothingWhenRedisIsKilledAndRestartedFromItsAof() throws Exception {
-        long couponId = stack.createCoupon("Redis AOF", STOCK, RATE);
+        long couponId = stack.createCoupon("Redis AOF", STOCK, RATE, 3);
         CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "redis");
         awaitWallets(couponId, 60);
 
@@ -232,7 +232,7 @@ class FaultSuiteTest {
     @Test
     @Order(6)
     void shouldLoseNothingWhenTheApiIsKilledMidCrowdWithABatchInFlight() throws Exception {
-        long couponId = stack.createCoupon("Kill api", STOCK, RATE);
+        long couponId = stack.createCoupon("Kill api", STOCK, RATE, 3);
         List<String> members = Crowd.members("api", CROWD);
         // a third of the crowd sent (the last of it in flight), the rest held until the api is dead: they certainly
         // meet no api; the drainer, paced at 150/s, has batches to publish for seconds to come (one in flight every
@@ -331,6 +331,7 @@ class FaultSuiteTest {
     @Test
     @Order(20)
     void shouldLoseNothingWhenRedisLosesAnEventAfterItsDraw() throws Exception {
+        int shards = FaultStack.shards(3);
         Map<?, ?> created = Stack.createCoupon(
                 stack.http(),
                 Map.of(
@@ -350,7 +351,7 @@ class FaultSuiteTest {
                         "queueingWindowSeconds",
                         3_600,
                         "stockShards",
-                        FaultStack.SHARDS));
+                        shards));
         long couponId = ((Number) created.get("id")).longValue();
         List<Crowd.Answer> answers = crowd(couponId, "drawlost").get();
         Set<String> entrants = stack.accepted(couponId, answers);
@@ -360,10 +361,10 @@ class FaultSuiteTest {
 
         StringRedisTemplate redis = Stack.redisTemplate(stack.redis.url());
         redis.delete(CouponKeys.state(couponId));
-        for (int shard = 0; FaultStack.SHARDS > 1 && shard < FaultStack.SHARDS; shard++) {
+        for (int shard = 0; shards > 1 && shard < shards; shard++) {
             // every shard's keys too: Redis lost the event whole
             redis.delete(com.flashcoupon.contract.StockShards.state(
-                    com.flashcoupon.contract.StockShards.tag(couponId, FaultStack.SHARDS, shard), shard));
+                    com.flashcoupon.contract.StockShards.tag(couponId, shards, shard), shard));
         }
         long lostAt = System.nanoTime();
         Stack.admin(stack.http().get().uri("/admin/v1/coupons/{id}", couponId))
@@ -460,7 +461,7 @@ class FaultSuiteTest {
     void shouldLoseNothingWhenAnApiInstanceIsCutFromKafkaButNotRedis() throws Exception {
         try (ChildJvm cut = stack.startApiCutFromKafka()) {
             long startedAt = System.nanoTime();
-            long couponId = stack.createCoupon("Kafka cut for one api", STOCK, RATE);
+            long couponId = stack.createCoupon("Kafka cut for one api", STOCK, RATE, 3);
             CompletableFuture<List<Crowd.Answer>> crowd = crowd(couponId, "cut");
 
             Set<String> accepted = stack.accepted(couponId, crowd.get());
