@@ -24,9 +24,10 @@
 --   3 sold out on every shard, 4 not open yet (a = openAt), 5 closed
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
 --   9 not announced yet, 10 refused by the gate (a = its reason, as admit.lua's)
---   11 this shard is out (a = admitted here, b = cap, c = the event's total, e = 1 while a fair start's draw is not
---      made: a donor may still be closed for its sizing): the api moves stock here from another shard (shard_give,
---      shard_take) and asks again; nothing charged
+--   11 this shard is out (a = admitted here, b = cap, c = the event's total): the api moves stock here from another
+--      shard (shard_give, shard_take) and asks again; nothing charged. A donor closed for a fair start's sizing and not
+--      sized (an instance died between the two) gives nothing until the draw job, which sizes before it draws, finishes
+--      the sizing (within coupon.draw.check-every)
 --   12 the event has another shard count than ARGV[8] (a = the shard count it has): nothing charged
 --   7 entered the draw (within the window), 8 in the draw, asked before: a = the entrants (within the window this
 --     shard's count times the shard count, an estimate; after it, what the sizing froze), b = drawAt, e = the places
@@ -125,7 +126,7 @@ if admitted >= cap then
     redis.call('HINCRBY', KEYS[7], 'rejectedSoldOut', 1)
     return {3, 0, 0, 0, rate, 0}
   end
-  return {11, admitted, cap, tonumber(stock[4] or '0'), rate, drawing and 1 or 0}
+  return {11, admitted, cap, tonumber(stock[4] or '0'), rate, 0}
 end
 seq = redis.call('INCR', KEYS[3])
 redis.call('ZADD', KEYS[2], 'NX', seq, ARGV[1])
