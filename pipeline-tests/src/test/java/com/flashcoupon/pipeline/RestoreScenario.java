@@ -92,6 +92,14 @@ final class RestoreScenario {
      * left out; every other promise holds.
      */
     void run(int shards, Loss loss, boolean whole) throws Exception {
+        run(shards, loss, whole, false);
+    }
+
+    /**
+     * As above; {@code afterCrowd}: the loss comes once the crowd has its answers, so that only the newcomers asked
+     * after it can take what the loss freed (the crowd itself takes it when the loss comes in its middle).
+     */
+    void run(int shards, Loss loss, boolean whole, boolean afterCrowd) throws Exception {
         // a slow issue rate, so that admissions are still waiting in Redis when it dies, however fast the crowd is
         long couponId = Stack.createCoupon(http, "Restore " + name, STOCK, 5, shards);
         List<String> crowdMembers = Crowd.members(name + "-" + shards, 3_000);
@@ -110,6 +118,9 @@ final class RestoreScenario {
         await().atMost(Duration.ofSeconds(60))
                 .until(() -> column("admitted_seen_count", couponId) >= STOCK
                         && column("published_count", couponId) > decided);
+        if (afterCrowd) {
+            crowd.join();
+        }
         loss.lose(couponId);
         java.time.Instant restarted = java.time.Instant.now();
         stack.startWorker();

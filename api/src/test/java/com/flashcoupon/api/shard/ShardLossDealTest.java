@@ -256,7 +256,7 @@ class ShardLossDealTest extends ShardRedisTestBase {
      * Sold out on every shard (each marked out), then shard 1 lost alone with admissions it never published: dealt
      * again, it holds free stock, and members at home on shards 0 and 2 reach it (their shards' sold-out marks go with
      * the deal). Before, they were answered sold out in one step and the coupons stayed stranded
-     * (ShardLostAloneClusterCheck: 11 of 600).
+     * (ShardLostAloneClusterTest, in its first run: 11 of 600).
      */
     @Test
     void shouldLetEveryHomeReachWhatAShardLostAloneIsDealtAfterTheEventSoldOut() {
