@@ -133,7 +133,7 @@ final class FaultStack implements AutoCloseable {
         ChildJvm cut =
                 new ChildJvm("api-cut", List.of("-Xmx256m"), ApiApplication.class.getName(), arguments(settings));
         cut.start();
-        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        long deadline = System.nanoTime() + ProcessKit.START_UP.toNanos();
         var request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/health/liveness"))
                 .timeout(Duration.ofSeconds(5))
                 .build();
@@ -150,7 +150,8 @@ final class FaultStack implements AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 cut.close();
-                throw new IllegalStateException("api-cut not alive after 3 minutes: see " + cut.log());
+                throw new IllegalStateException(
+                        "api-cut not alive after " + ProcessKit.START_UP + ": see " + cut.log());
             }
             Thread.sleep(250);
         }
