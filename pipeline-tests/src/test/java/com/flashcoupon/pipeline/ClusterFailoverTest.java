@@ -356,12 +356,12 @@ class ClusterFailoverTest {
         return Stream.of(first.join(), second.join()).flatMap(List::stream).toList();
     }
 
-    /** An event of one stock shard ({@link ClusterStack#SHARDS_GIVEN} when given). */
+    /** An event of one stock shard (or {@code -Dfailover.shards}). */
     private static long createCoupon(String name, int quantity, int rate) {
         return createCoupon(name, quantity, rate, 1);
     }
 
-    /** An event of {@code shards} stock shards ({@link ClusterStack#SHARDS_GIVEN} when given). */
+    /** An event of {@code shards} stock shards (or {@code -Dfailover.shards}). */
     private static long createCoupon(String name, int quantity, int rate, int shards) {
         return Stack.createCoupon(stack.http(stack.apis.get(0)), name, quantity, rate, ClusterStack.shards(shards));
     }

@@ -61,11 +61,8 @@ final class ClusterStack implements AutoCloseable {
      * over the primaries (docs/architecture.md, "Stock shards"). With K > 1 the Redis scenario kills the primary of
      * the event's shard 0.
      */
-    static final Integer SHARDS_GIVEN = Integer.getInteger("failover.shards");
-
-    /** The stock shards of a scenario whose own choice is {@code scenarios}: {@link #SHARDS_GIVEN} when given. */
     static int shards(int scenarios) {
-        return SHARDS_GIVEN != null ? SHARDS_GIVEN : scenarios;
+        return Stack.shards("failover.shards", scenarios);
     }
 
     final PrivateRedisCluster redis;

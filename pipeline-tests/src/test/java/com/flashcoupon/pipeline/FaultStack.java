@@ -37,11 +37,8 @@ final class FaultStack implements AutoCloseable {
      * names its own, 1 or 3, so that one run of the suite shows the faults' promises hold with one shard and across
      * several (docs/architecture.md, "Stock shards").
      */
-    static final Integer SHARDS_GIVEN = Integer.getInteger("faults.shards");
-
-    /** The stock shards of a scenario whose own choice is {@code scenarios}: {@link #SHARDS_GIVEN} when given. */
     static int shards(int scenarios) {
-        return SHARDS_GIVEN != null ? SHARDS_GIVEN : scenarios;
+        return Stack.shards("faults.shards", scenarios);
     }
 
     private static final Pattern JDBC_SERVER = Pattern.compile("^jdbc:mysql://([^/:?]+)(?::(\\d+))?/");
@@ -168,12 +165,12 @@ final class FaultStack implements AutoCloseable {
                 .build();
     }
 
-    /** An event of one stock shard ({@link #SHARDS_GIVEN} when given). */
+    /** An event of one stock shard (or {@code -Dfaults.shards}). */
     long createCoupon(String name, int quantity, int ratePerSecond) {
         return createCoupon(name, quantity, ratePerSecond, 1);
     }
 
-    /** An event of {@code shards} stock shards ({@link #SHARDS_GIVEN} when given). */
+    /** An event of {@code shards} stock shards (or {@code -Dfaults.shards}). */
     long createCoupon(String name, int quantity, int ratePerSecond, int shards) {
         return Stack.createCoupon(http(), name, quantity, ratePerSecond, shards(shards));
     }

@@ -73,9 +73,9 @@ final class ProcessKit {
      * Holds the module's start-up lock until closed: the two test JVMs this module runs at once (its pom) then start
      * the stacks whose apps are processes of their own ({@link FaultStack}, {@link ClusterStack}) one at a time, and a
      * stack's time-outs count from when it holds the lock. Stacks in the test JVM ({@link Stack}) and apps a scenario
-     * restarts start without it. Start-up is the
-     * busiest moment of a stack (four JVMs compiling and connecting); when both forks' stacks started together beside
-     * the api's tests, apps missed their start-up time-outs (CI, 2026-11-29: "api-1 not ready after PT3M").
+     * restarts start without it. Start-up is the busiest moment of a stack (four JVMs compiling and connecting); when
+     * both forks' stacks started together beside the api's tests, apps missed their start-up time-outs (CI,
+     * 2026-11-29: "api-1 not ready after PT3M").
      */
     static AutoCloseable startingAlone() throws IOException {
         Files.createDirectories(START_UP_LOCK.getParent());

@@ -41,21 +41,18 @@ class ShardLostAloneClusterTest {
 
     @Test
     void shouldDealAShardLostAloneWithItsPrimaryItsStockBackAndIssueExactlyTheStock() throws Exception {
-        new RestoreScenario(stack, "redis-cluster-shard")
-                .run(
-                        3,
-                        couponId -> cluster.flushMasterOf(com.flashcoupon.contract.StockShards.tag(couponId, 3, 1)),
-                        false);
+        new RestoreScenario(stack, "redis-cluster-shard").run(3, ShardLostAloneClusterTest::loseShard1, false);
     }
 
     /** The same loss once the crowd has its answers: only the newcomers after it can take the stock it freed. */
     @Test
     void shouldGiveTheStockAShardLostAloneAfterTheCrowdFreedToNewcomersAtHomeOnAnyShard() throws Exception {
         new RestoreScenario(stack, "redis-cluster-shard-after")
-                .run(
-                        3,
-                        couponId -> cluster.flushMasterOf(com.flashcoupon.contract.StockShards.tag(couponId, 3, 1)),
-                        false,
-                        true);
+                .run(3, ShardLostAloneClusterTest::loseShard1, false, true);
+    }
+
+    /** Shard 1 of an event of three lost alone: its primary and its replica lose every key. */
+    private static void loseShard1(long couponId) throws Exception {
+        cluster.flushMasterOf(com.flashcoupon.contract.StockShards.tag(couponId, 3, 1));
     }
 }

@@ -162,6 +162,14 @@ final class Stack implements AutoCloseable {
         return new SpringApplicationBuilder(IssuerWorkerApplication.class).run(arguments(workerSettings));
     }
 
+    /**
+     * The stock shards of a suite's scenario: the system property {@code property} when given (every scenario of the
+     * suite on it), {@code scenarios} (the scenario's own choice) otherwise.
+     */
+    static int shards(String property, int scenarios) {
+        return Integer.getInteger(property, scenarios);
+    }
+
     /** Creates an event open since five seconds ago, through the admin API; returns its id. */
     long createCoupon(String name, int quantity, int ratePerSecond) {
         return createCoupon(http(), name, quantity, ratePerSecond);

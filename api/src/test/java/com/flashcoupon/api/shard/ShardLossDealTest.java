@@ -214,17 +214,7 @@ class ShardLossDealTest extends ShardRedisTestBase {
                     .isEqualTo("0");
         }
         // four members at home on each shard, all published (marks first, then cursors); two more each, unpublished
-        for (int shard = 0; shard < SHARDS; shard++) {
-            for (int i = 0; i < 4; i++) {
-                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
-            }
-        }
-        var redis = new LettuceShardRedis(connection.async());
-        var order = new ShardOrder(redis, stock);
-        ShardOrder.Batch batch = order.next(coupon, SHARDS, 12).block();
-        assertThat(batch.entries()).hasSize(12);
-        order.mark(coupon, SHARDS, batch).block();
-        order.advance(coupon, SHARDS, batch).block();
+        ShardOrder.Batch batch = fourPublishedOnEachShard(coupon);
         for (int shard = 0; shard < SHARDS; shard++) {
             for (int i = 0; i < 2; i++) {
                 stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
@@ -265,15 +255,7 @@ class ShardLossDealTest extends ShardRedisTestBase {
         sync.hset(CouponKeys.meta(coupon), "total", "30");
         stock.deal().init(coupon, SHARDS, 30).block();
         // four at home on each shard published, then the rest of the stock admitted and never published
-        for (int shard = 0; shard < SHARDS; shard++) {
-            for (int i = 0; i < 4; i++) {
-                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
-            }
-        }
-        var order = new ShardOrder(new LettuceShardRedis(connection.async()), stock);
-        ShardOrder.Batch batch = order.next(coupon, SHARDS, 12).block();
-        order.mark(coupon, SHARDS, batch).block();
-        order.advance(coupon, SHARDS, batch).block();
+        ShardOrder.Batch batch = fourPublishedOnEachShard(coupon);
         assertThat(newcomersAdmitted(coupon, 40)).isEqualTo(18);
         for (String tag : tags) {
             assertThat(sync.hget(StockShards.stock(tag), "out"))
@@ -300,6 +282,21 @@ class ShardLossDealTest extends ShardRedisTestBase {
         assertThat(stock.admit(coupon, SHARDS, homedAt(SHARDS, 0)).block().outcome())
                 .as("and sold out again once it is gone")
                 .isEqualTo(ShardStock.Outcome.SOLD_OUT);
+    }
+
+    /** Admits four members at home on each shard and publishes them in one batch (marks first, then cursors). */
+    private static ShardOrder.Batch fourPublishedOnEachShard(long coupon) {
+        for (int shard = 0; shard < SHARDS; shard++) {
+            for (int i = 0; i < 4; i++) {
+                stock.admit(coupon, SHARDS, homedAt(SHARDS, shard)).block();
+            }
+        }
+        var order = new ShardOrder(new LettuceShardRedis(connection.async()), stock);
+        ShardOrder.Batch batch = order.next(coupon, SHARDS, 12).block();
+        assertThat(batch.entries()).hasSize(12);
+        order.mark(coupon, SHARDS, batch).block();
+        order.advance(coupon, SHARDS, batch).block();
+        return batch;
     }
 
     /** Loses one shard's keys and deals it again, its first published member put back as decided. */
