@@ -5,7 +5,6 @@ import com.flashcoupon.contract.LuaScripts;
 import com.flashcoupon.contract.StockShards;
 import java.time.Clock;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,6 +19,7 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 /**
  * Cheap refusals: once Redis answered that a coupon is not open yet, closed or sold out, this instance answers the
@@ -49,10 +49,26 @@ class AdmissionGate {
     static final long IDLE_MILLIS = 60_000;
 
     /** Marks a sold-out queue being loaded: until it is here, Redis keeps deciding. */
-    private static final Set<String> LOADING = Collections.unmodifiableSet(new HashSet<>());
+    private static final Set<String> LOADING = marker("loading");
 
     /** Marks a sold-out queue over {@link #MAX_MEMBERS_HELD}: not loaded (nor asked about again), Redis decides. */
-    private static final Set<String> TOO_BIG = Collections.unmodifiableSet(new HashSet<>());
+    private static final Set<String> TOO_BIG = marker("too-big");
+
+    /**
+     * Marks a sold-out event some of whose admissions Redis knows only as a count (a restore's base: published before
+     * Redis lost them, not decided in MySQL then): the worker puts each such member back into a queue when it decides
+     * them, after any load, so no set of members is final yet and Redis decides. Dropped each second
+     * ({@link #flushRefusalCounts}): the next sell-out tries again.
+     */
+    private static final Set<String> UNSETTLED = marker("unsettled");
+
+    /**
+     * A marker unequal to every other set (the map's {@code replace} and {@code remove} compare by {@code equals}, and
+     * two empty sets are equal): one element no member id has (a NUL character).
+     */
+    private static Set<String> marker(String name) {
+        return Set.of("\0" + name);
+    }
 
     private static final RedisScript<Long> COUNT_REFUSALS =
             RedisScript.of(LuaScripts.text("scripts/count_refusals.lua"), Long.class);
@@ -82,7 +98,11 @@ class AdmissionGate {
             case CLOSED -> Optional.of(refusal.outcome());
             case SOLD_OUT -> {
                 Set<String> queue = soldOutQueues.get(couponId);
-                if (queue == null || queue == LOADING || queue == TOO_BIG || queue.contains(memberId)) {
+                if (queue == null
+                        || queue == LOADING
+                        || queue == TOO_BIG
+                        || queue == UNSETTLED
+                        || queue.contains(memberId)) {
                     yield Optional.empty();
                 }
                 soldOutRefusals.computeIfAbsent(couponId, id -> new LongAdder()).increment();
@@ -125,7 +145,8 @@ class AdmissionGate {
      * Loads the members a sold-out coupon still answers 200: its queue, the members of its draw (a RANDOMIZED_START
      * event's, told their outcome when they ask again) and the members with a result; for an event of more than one
      * stock shard, every shard's queue and results (sold out is said only once every shard is out, so no queue grows
-     * any more) and draws (a fair start's, on every shard).
+     * any more) and draws (a fair start's, on every shard). Not while some admissions are known only as a count after
+     * a Redis loss ({@link #UNSETTLED}).
      */
     private void loadQueue(long couponId, int shards) {
         if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
@@ -147,11 +168,19 @@ class AdmissionGate {
                 : java.util.stream.IntStream.range(0, shards)
                         .mapToObj(shard -> StockShards.result(StockShards.tag(couponId, shards, shard)))
                         .toList();
-        Flux.fromIterable(keys)
-                .concatMap(key -> redis.opsForZSet().size(key))
-                .concatWith(Flux.fromIterable(results)
-                        .concatMap(key -> redis.opsForHash().size(key)))
-                .collectList()
+        // members a restore's base still counts come back into a queue as the worker decides them: no set is final
+        unsettled(couponId, shards)
+                .filter(count -> {
+                    if (count > 0) {
+                        soldOutQueues.replace(couponId, LOADING, UNSETTLED);
+                    }
+                    return count == 0;
+                })
+                .flatMap(settled -> Flux.fromIterable(keys)
+                        .concatMap(key -> redis.opsForZSet().size(key))
+                        .concatWith(Flux.fromIterable(results)
+                                .concatMap(key -> redis.opsForHash().size(key)))
+                        .collectList())
                 .flatMapMany(sizes -> {
                     if (sizes.stream().mapToLong(Long::longValue).sum() > MAX_MEMBERS_HELD) {
                         soldOutQueues.replace(couponId, LOADING, TOO_BIG);
@@ -178,7 +207,47 @@ class AdmissionGate {
                                         members.size());
                             }
                         },
-                        error -> soldOutQueues.remove(couponId, LOADING));
+                        error -> {
+                            log.warn(
+                                    "coupon {}: its sold-out members could not be read; Redis decides",
+                                    couponId,
+                                    error);
+                            soldOutQueues.remove(couponId, LOADING);
+                        });
+    }
+
+    /** Whether the last sell-out of the coupon found it {@link #UNSETTLED} (Redis decides until the next one). */
+    boolean isUnsettled(long couponId) {
+        return soldOutQueues.get(couponId) == UNSETTLED;
+    }
+
+    /**
+     * How many of the event's admissions Redis knows only as a count: the meta's base, less (for an event of several
+     * stock shards) the members of it that came back into a shard's queue or hold a second place there
+     * (shard_results.lua's 'back' and 'again').
+     */
+    private Mono<Long> unsettled(long couponId, int shards) {
+        Mono<Long> base = redis.<String, String>opsForHash()
+                .get(CouponKeys.meta(couponId), "base")
+                .map(Long::parseLong)
+                .defaultIfEmpty(0L);
+        if (shards <= 1) {
+            return base;
+        }
+        return base.flatMap(count -> count == 0
+                ? Mono.just(0L)
+                : Flux.range(0, shards)
+                        .concatMap(shard -> redis.<String, String>opsForHash()
+                                .multiGet(
+                                        StockShards.stock(StockShards.tag(couponId, shards, shard)),
+                                        List.of("back", "again")))
+                        // a field the shard does not have is a null in the list (never one in a Flux)
+                        .map(values -> values.stream()
+                                .filter(java.util.Objects::nonNull)
+                                .mapToLong(Long::parseLong)
+                                .sum())
+                        .reduce(count, (left, counted) -> left - counted)
+                        .map(left -> Math.max(0, left)));
     }
 
     private Flux<String> pages(String key, long size) {
@@ -195,6 +264,8 @@ class AdmissionGate {
     @Scheduled(fixedDelay = 1_000)
     void flushRefusalCounts() {
         long now = clock.millis();
+        // an unsettled event is looked at again at its next sell-out
+        soldOutQueues.values().removeIf(queue -> queue == UNSETTLED);
         known.forEach((couponId, refusal) -> {
             if (now >= refusal.until() + IDLE_MILLIS && known.remove(couponId, refusal)) {
                 soldOutQueues.computeIfPresent(couponId, (id, queue) -> queue == LOADING ? queue : null);

@@ -173,4 +173,52 @@ class AdmissionGateTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> refusal("late").isPresent());
         assertThat(refusal("fourth")).isEmpty();
     }
+
+    @Test
+    void shouldLetRedisDecideWhileARestoresBaseCountsMembersTheWorkerHasNotPutBackYet() {
+        // restored from MySQL: one admission published before the loss, not decided then, is known only as a count
+        REDIS.opsForHash().put(CouponKeys.meta(couponId), "base", "1");
+        gate.learn(couponId, SOLD_OUT);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.isUnsettled(couponId));
+        assertThat(refusal("late")).as("Redis decides").isEmpty();
+        assertThat(refusal("returning"))
+                .as("a member the worker may still put back is never refused locally")
+                .isEmpty();
+        assertThat(zsetCalls).as("no queue read while unsettled").isEmpty();
+
+        // the worker decided them and put them back (record_results.lua: base - 1)
+        REDIS.opsForZSet().add(CouponKeys.queue(couponId), "returning", 3);
+        REDIS.opsForHash().put(CouponKeys.meta(couponId), "base", "0");
+        gate.learn(couponId, SOLD_OUT);
+        assertThat(refusal("late"))
+                .as("still marked unsettled until the next second")
+                .isEmpty();
+        gate.flushRefusalCounts();
+        learnSoldOutAndWaitForTheQueue();
+        assertThat(refusal("returning")).isEmpty();
+        assertThat(refusal("late")).contains(Admission.Outcome.SOLD_OUT);
+    }
+
+    @Test
+    void shouldCountAnEventInShardsSettledOnceEveryMemberOfTheBaseCameBackOrHoldsASecondPlace() {
+        int shards = 3;
+        REDIS.opsForHash().put(CouponKeys.meta(couponId), "base", "2");
+        String back = com.flashcoupon.contract.StockShards.tag(couponId, shards, 1);
+        REDIS.opsForHash().put(com.flashcoupon.contract.StockShards.stock(back), "back", "1");
+        REDIS.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(back), "came-back", 1);
+        gate.learn(couponId, SOLD_OUT, shards);
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.isUnsettled(couponId));
+        assertThat(refusal("late"))
+                .as("one of the base still unknown: Redis decides")
+                .isEmpty();
+
+        String again = com.flashcoupon.contract.StockShards.tag(couponId, shards, 2);
+        REDIS.opsForHash().put(com.flashcoupon.contract.StockShards.stock(again), "again", "1");
+        REDIS.opsForZSet().add(com.flashcoupon.contract.StockShards.queue(again), "second-place", 2);
+        gate.flushRefusalCounts();
+        gate.learn(couponId, SOLD_OUT, shards);
+        await().atMost(Duration.ofSeconds(30)).until(() -> refusal("late").isPresent());
+        assertThat(refusal("came-back")).isEmpty();
+        assertThat(refusal("second-place")).isEmpty();
+    }
 }
