@@ -73,4 +73,35 @@ class ShardPositionsTest {
                 .isEqualTo(150);
         assertThat(calls).hasValue(0);
     }
+
+    @Test
+    void shouldCountAnotherShardAtTheAdmissionsTimeBetweenTheSightsAroundIt() {
+        positions.saw(COUPON, tick(0, new long[] {0, 100, 40}, new long[] {1_000_000, 1_000_000, 1_000_000}));
+        // replies of admissions made after the member's came first: sights newer than the admission
+        positions.saw(COUPON, tick(0, new long[] {0, 200, 80}, new long[] {1_100_000, 1_100_000, 1_100_000}));
+        // admitted on shard 0 at 1.05 s: halfway between the sights, 150 on shard 1 and 60 on shard 2, not 200 and 80
+        assertThat(positions.admitted(COUPON, SHARDS, 0, 7, 1_050_000).block())
+                .isEqualTo(new ShardPositions.Place(7 + 150 + 60, 0));
+        // at the time of a sight: that sight's count
+        assertThat(positions.admitted(COUPON, SHARDS, 0, 8, 1_100_000).block().ahead())
+                .isEqualTo(8 + 200 + 80);
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void shouldTakeTheOldestSightWhenEveryKeptSightIsNewerThanTheAdmission() {
+        for (int i = 0; i < ShardPositions.SIGHTS + 5; i++) {
+            positions.saw(
+                    COUPON, tick(0, new long[] {i, i, i}, new long[] {2_000_000 + i, 2_000_000 + i, 2_000_000 + i}));
+        }
+        // the ring kept the latest SIGHTS: the oldest kept holds 5, still within FRESH_MICROS of the admission
+        assertThat(positions.admitted(COUPON, SHARDS, 0, 1, 1_990_000).block().ahead())
+                .isEqualTo(1 + 5 + 5);
+        assertThat(calls).hasValue(0);
+        // too far before every sight: read exactly
+        positions
+                .admitted(COUPON, SHARDS, 0, 1, 2_000_000 - ShardPositions.FRESH_MICROS - 10)
+                .block();
+        assertThat(calls).hasValue(SHARDS);
+    }
 }
