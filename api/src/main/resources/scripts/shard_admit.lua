@@ -10,7 +10,8 @@
 -- shard (the sizing, ShardDraws: the api runs it on outcome 13 and asks again), from the room they leave, with a time
 -- no earlier than drawAt so that the drainer publishes every place of the draw first.
 -- KEYS: 1 stock, 2 queue, 3 seq, 4 times, 5 the member's limit, 6 the address's limit, 7 stats, 8 the eligibility list,
---       9-10 COUNT_ONLY's would-be refusals by the list and by claims, 11 the draw, 12 results (all the shard's)
+--       9-10 COUNT_ONLY's would-be refusals by the list and by claims, 11 the draw, 12 results, 13 done (all the
+--       shard's)
 -- ARGV: 1 member id, 2-5 the member's and the address's requests per second and bursts (0: off), 6-7 the gate's: the
 --       member's claims and the proof's check (gate.lua), 8 the event's shard count as the api knows it
 -- The admission's time (microseconds, by this shard's primary's clock) goes into times: the drainer publishes across
@@ -19,7 +20,8 @@
 --   0 the shard's stock or settings missing (the api asks the event again, then mirrors it again), nothing charged;
 --     or the gate's list missing (gate.lua), after the limits were charged
 --   1 admitted (a = sequence, b = what the shard has left after it, c = the admission's time, e = the gate's
---     COUNT_ONLY rules that would have refused, then the members the shard admitted before this one)
+--     COUNT_ONLY rules that would have refused, then the members the shard admitted before this one, whether a fair
+--     start's draw is pending, and the shard's members done: the api counts the other shards from its sights of them)
 --   2 asked before (a = the same sequence, c = the admission's time, e = the member's result, '' while waiting)
 --   3 sold out on every shard, 4 not open yet (a = openAt), 5 closed
 --   6 rate limited: a = the refusing limit (1 member, 2 address), b = wait in ms; nothing charged
@@ -136,4 +138,5 @@ if draw_at > 0 then
   at = math.max(at, draw_at * 1000)
 end
 redis.call('ZADD', KEYS[4], 'NX', at, ARGV[1])
-return {1, seq, cap - admitted - 1, at, rate, gate_would or 0, admitted, drawing and 1 or 0}
+return {1, seq, cap - admitted - 1, at, rate, gate_would or 0, admitted, drawing and 1 or 0,
+  tonumber(redis.call('GET', KEYS[13]) or '0')}

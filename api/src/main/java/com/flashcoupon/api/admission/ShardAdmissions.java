@@ -138,7 +138,8 @@ class ShardAdmissions {
             long couponId, int shards, ShardStock.Result result, Admission.Outcome outcome, long gateWould) {
         // while a fair start's draw is not made, the places it holds come first: read exactly (ShardPositions#place)
         Mono<ShardPositions.Place> place = outcome == Admission.Outcome.ADMITTED && !result.drawPending()
-                ? positions.admitted(couponId, shards, result.shard(), result.detail(), result.time())
+                ? positions.admitted(
+                        couponId, shards, result.shard(), result.detail(), result.time(), result.homeDone())
                 : positions.place(couponId, shards, result.shard(), result.time());
         return place.map(
                 found -> new Admission(outcome, found.ahead() + 1, found.done(), result.rate(), "", gateWould));

@@ -38,7 +38,8 @@ public final class ShardOrder {
      * each shard's admitted and its clock (µs) when read; and {@code back}, the members a restore's base counted that
      * came back into their shard's queue since (shard_results.lua), over every shard; {@code again}, the members the
      * base counted who hold a second place since (asked again after the restore before they were decided);
-     * {@code publishedByShard}, each shard's cursor less its back when read (what its publication mark counts).
+     * {@code publishedByShard}, each shard's cursor less its back when read (what its publication mark counts);
+     * {@code doneByShard}, each shard's members done when read.
      */
     public record Batch(
             List<Entry> entries,
@@ -53,7 +54,8 @@ public final class ShardOrder {
             long[] clockByShard,
             long back,
             long again,
-            long[] publishedByShard) {
+            long[] publishedByShard,
+            long[] doneByShard) {
 
         /** The publication sequence of the batch's entry {@code index}: what every shard published before it, plus one. */
         public long sequence(int index) {
@@ -157,7 +159,8 @@ public final class ShardOrder {
                             peeks.stream().mapToLong(Peek::again).sum(),
                             peeks.stream()
                                     .mapToLong(peek -> peek.cursor() - peek.back())
-                                    .toArray());
+                                    .toArray(),
+                            peeks.stream().mapToLong(Peek::done).toArray());
                 });
     }
 
@@ -179,7 +182,8 @@ public final class ShardOrder {
                 batch.clockByShard(),
                 batch.back(),
                 batch.again(),
-                batch.publishedByShard());
+                batch.publishedByShard(),
+                batch.doneByShard());
     }
 
     /**

@@ -76,7 +76,8 @@ public final class ShardStock {
      * of their admission (microseconds, by the shard's primary's clock; 0 otherwise); the detail of a refusal (see
      * {@link Outcome}; when admitted, the members the home shard admitted before them), the event's rate, the member's result when they have one ('' otherwise), the gate's
      * COUNT_ONLY rules that would have refused a member just admitted (gate.lua), and whether a fair start's draw was
-     * not made yet when they were (their place then counts the places it holds: read exactly).
+     * not made yet when they were (their place then counts the places it holds: read exactly); and, when admitted, the
+     * home shard's members done then (-1 otherwise).
      */
     public record Result(
             Outcome outcome,
@@ -88,10 +89,11 @@ public final class ShardStock {
             int rate,
             String result,
             long gateWouldRefuse,
-            boolean drawPending) {
+            boolean drawPending,
+            long homeDone) {
 
         Result(Outcome outcome, int shard) {
-            this(outcome, shard, 0, 0, 0, 0, 0, "", 0, false);
+            this(outcome, shard, 0, 0, 0, 0, 0, "", 0, false, -1);
         }
 
         Result(
@@ -104,7 +106,7 @@ public final class ShardStock {
                 int rate,
                 String result,
                 long gateWouldRefuse) {
-            this(outcome, shard, sequence, time, detail, waitMillis, rate, result, gateWouldRefuse, false);
+            this(outcome, shard, sequence, time, detail, waitMillis, rate, result, gateWouldRefuse, false, -1);
         }
     }
 
@@ -230,7 +232,8 @@ public final class ShardStock {
             StockShards.wouldRefuse(tag, "list"),
             StockShards.wouldRefuse(tag, "claims"),
             StockShards.draw(tag),
-            StockShards.result(tag)
+            StockShards.result(tag),
+            StockShards.done(tag)
         };
         List<String> limits = request.limits();
         return redis.eval(
@@ -261,7 +264,8 @@ public final class ShardStock {
                                     rate,
                                     "",
                                     number(reply, 5),
-                                    reply.size() > 7 && number(reply, 7) == 1));
+                                    reply.size() > 7 && number(reply, 7) == 1,
+                                    reply.size() > 8 ? number(reply, 8) : -1));
                         }
                         case 2 ->
                             Mono.just(new Result(
