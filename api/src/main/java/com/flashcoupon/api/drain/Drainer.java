@@ -210,7 +210,8 @@ class Drainer implements DisposableBean {
             // spent before sending: what goes to Kafka counts against the rate whether or not the cursor then moves,
             // so a batch that must be sent again never takes the coupon above its rate
             pacer.spend(couponId, count);
-            publisher.publish(couponId, cursor, count, number(claim, 4), queued);
+            int sent = publisher.publish(couponId, cursor, count, number(claim, 4), queued);
+            rates.published(couponId, Math.max(0, number(claim, 4)) + cursor + sent);
         }
     }
 

@@ -146,6 +146,7 @@ final class ShardDrain {
                 throw new BatchPublisher.LeaseLostException("lost the drain lease of a sharded event while publishing");
             }
             ledger.recordPublished(couponId, known + batch.cursor() + entries.size(), known + batch.admitted());
+            rates.published(couponId, known + batch.cursor() + entries.size());
             // back to the tick after one tick's time, as for an event of one shard
             if (System.nanoTime() - started >= tickNanos) {
                 return;

@@ -112,6 +112,19 @@ public class IssuePace {
                 .observe(done, published, admitted, configuredRate, effectiveRate, cutReason, nowNanos);
     }
 
+    /**
+     * What this instance's drainer has published of the coupon in all just now, after the tick that observed the count
+     * before it ({@link #observe}): until the next tick, estimates count these requests as out of the queue. Without
+     * it they counted one tick's publication as still to go, an estimate a tick too long (measured: about 0.2 s in
+     * every estimate of a steady event at 100/s, with one stock shard or six).
+     */
+    public void published(long couponId, long published) {
+        CouponPace pace = coupons.get(couponId);
+        if (pace != null) {
+            pace.published(published);
+        }
+    }
+
     /** What a waiting member's estimate assumes for this coupon now; {@code configuredRate} from the same read. */
     public Pace pace(long couponId, int configuredRate) {
         CouponPace pace = coupons.get(couponId);
@@ -231,6 +244,9 @@ public class IssuePace {
         private final RateWindow paced = new RateWindow();
 
         private final Transit transit = new Transit();
+        /** Published by this instance since the last tick (-1: nothing since): {@link IssuePace#published}. */
+        private long sent = -1;
+
         private boolean behind;
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
@@ -246,6 +262,7 @@ public class IssuePace {
             double rate = effectiveRate;
             behind = rate > 0 && Math.max(0, published - done) > rate * BEHIND_SECONDS;
             transit.observe(done, published, now);
+            sent = -1;
             // only members waiting say how fast the coupon is issued: an idle coupon is not a slow one
             boolean waiting = rate > 0 && admitted > done;
             clearing.tick(waiting, done, now);
@@ -254,6 +271,10 @@ public class IssuePace {
             boolean backlog = admitted - published > rate * BACKLOG_SECONDS;
             paced.tick(waiting && (backlog || behind), done, now);
             score(done, now);
+        }
+
+        synchronized void published(long count) {
+            sent = Math.max(sent, count);
         }
 
         synchronized double clearingRate(long now) {
@@ -265,7 +286,7 @@ public class IssuePace {
             if (configured <= 0) {
                 return Pace.configured(configured);
             }
-            long published = transit.published();
+            long published = Math.max(transit.published(), sent);
             long transitMillis = transit.millis(now, clearing.rate(now));
             if (!paced.fresh(now)) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut

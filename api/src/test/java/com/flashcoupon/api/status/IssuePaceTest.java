@@ -162,6 +162,27 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldCountWhatTheDrainerPublishedAfterTheTickAsOut() {
+        long now = slowCrowd();
+        clock = now;
+        long published = 11 * 20L;
+        long done = (11 - 4) * 20L;
+        // the tick saw 220 published; its drain then sends the next 20: a member right after them waits for the next
+        // drain only once those are counted out
+        assertThat(pace.waiting(1, "m", published + 21, done, 2_000).estimatedWaitMillis())
+                .as("the 20 sent after the tick still counted as to go")
+                .isEqualTo(1_011);
+        pace.published(1, published + 20);
+        assertThat(pace.waiting(1, "m", published + 21, done, 2_000).estimatedWaitMillis())
+                .isEqualTo(1_001);
+        assertThat(pace.pace(1, 2_000).published()).isEqualTo(published + 20);
+
+        // the next tick's count stands alone, even a lower one (the counters started again after a Redis loss)
+        pace.observe(1, 0, 40, 40, 2_000, 2_000, "", now + 200 * MS);
+        assertThat(pace.pace(1, 2_000).published()).isEqualTo(40);
+    }
+
+    @Test
     void shouldNotTakeACrowdSlowerThanTheRateForASlowPipeline() {
         // 100 admitted per second at 500/s: each tick publishes what came in, the outcomes follow 0.4 s later at the
         // crowd's pace; a burst arriving next is issued at 500/s, not at the 100/s the outcomes showed
