@@ -183,6 +183,19 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldNotAddTheTransitWhileABacklogSetsThePace() {
+        // 100/s published and issued from a big queue: each tick's batch is issued within the tick
+        feed(0, 100, 100, 100, 100);
+        IssuePace.Pace assumed = pace.pace(1, 100);
+        assertThat(assumed.measured()).isTrue();
+        assertThat(assumed.transitMillis()).as("timed, though inside the pace").isPositive();
+        long done = 150 * 100 / 5L;
+        assertThat(pace.waiting(1, "m", done + 500, done, 100).estimatedWaitMillis())
+                .as("500 ahead at 100/s: the transit is in the pace outcomes come at, not after it")
+                .isEqualTo(5_000);
+    }
+
+    @Test
     void shouldNotTakeACrowdSlowerThanTheRateForASlowPipeline() {
         // 100 admitted per second at 500/s: each tick publishes what came in, the outcomes follow 0.4 s later at the
         // crowd's pace; a burst arriving next is issued at 500/s, not at the 100/s the outcomes showed
