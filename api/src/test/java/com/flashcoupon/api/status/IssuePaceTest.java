@@ -9,6 +9,11 @@ class IssuePaceTest {
 
     private static final long MS = 1_000_000L;
 
+    /** What {@link #slowCrowd} leaves published and done at its last tick. */
+    private static final long SLOW_PUBLISHED = 11 * 20L;
+
+    private static final long SLOW_DONE = (11 - 4) * 20L;
+
     private long clock;
     private final IssuePace pace = new IssuePace(() -> clock);
 
@@ -135,10 +140,9 @@ class IssuePaceTest {
         // 100 admitted per second at 2,000/s: what a tick sees published went out in the drain after the tick before,
         // and its outcome comes 1 s after that. A member has 81 ahead (in flight) and, counted at the rate alone,
         // would be told 40 ms
-        long now = slowCrowd();
-        clock = now;
-        long published = 11 * 20L;
-        long done = (11 - 4) * 20L;
+        clock = slowCrowd();
+        long published = SLOW_PUBLISHED;
+        long done = SLOW_DONE;
 
         IssuePace.Pace assumed = pace.pace(1, 2_000);
         assertThat(assumed.measured())
@@ -163,10 +167,9 @@ class IssuePaceTest {
 
     @Test
     void shouldCountWhatTheDrainerPublishedAfterTheTickAsOut() {
-        long now = slowCrowd();
-        clock = now;
-        long published = 11 * 20L;
-        long done = (11 - 4) * 20L;
+        clock = slowCrowd();
+        long published = SLOW_PUBLISHED;
+        long done = SLOW_DONE;
         // the tick saw 220 published; its drain then sends the next 20: a member right after them waits for the next
         // drain only once those are counted out
         assertThat(pace.waiting(1, "m", published + 21, done, 2_000).estimatedWaitMillis())
@@ -178,7 +181,7 @@ class IssuePaceTest {
         assertThat(pace.pace(1, 2_000).published()).isEqualTo(published + 20);
 
         // the next tick's count stands alone, even a lower one (the counters started again after a Redis loss)
-        pace.observe(1, 0, 40, 40, 2_000, 2_000, "", now + 200 * MS);
+        pace.observe(1, 0, 40, 40, 2_000, 2_000, "", clock + 200 * MS);
         assertThat(pace.pace(1, 2_000).published()).isEqualTo(40);
     }
 
