@@ -115,8 +115,8 @@ public class IssuePace {
     /**
      * What this instance's drainer has published of the coupon in all just now, after the tick that observed the count
      * before it ({@link #observe}): until the next tick, estimates count these requests as out of the queue. Without
-     * it they counted one tick's publication as still to go, an estimate a tick too long (measured: about 0.2 s in
-     * every estimate of a steady event at 100/s, with one stock shard or six).
+     * it they counted one tick's publication as still to go (the crossing bound, {@link Pace#waitMillis}, a tick too
+     * long for a member right behind them).
      */
     public void published(long couponId, long published) {
         CouponPace pace = coupons.get(couponId);
