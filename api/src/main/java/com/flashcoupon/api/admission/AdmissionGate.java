@@ -49,7 +49,10 @@ class AdmissionGate {
     static final long IDLE_MILLIS = 60_000;
 
     /** Marks a sold-out queue being loaded: until it is here, Redis keeps deciding. */
-    private static final Set<String> LOADING = marker("loading");
+    private static final String LOADING = "\0loading-";
+
+    /** Numbers each load's own marker: a load that ended stale can never take a newer load's marker for its own. */
+    private final java.util.concurrent.atomic.AtomicLong loads = new java.util.concurrent.atomic.AtomicLong();
 
     /** Marks a sold-out queue over {@link #MAX_MEMBERS_HELD}: not loaded (nor asked about again), Redis decides. */
     private static final Set<String> TOO_BIG = marker("too-big");
@@ -68,6 +71,11 @@ class AdmissionGate {
      */
     private static Set<String> marker(String name) {
         return Set.of("\0" + name);
+    }
+
+    /** Whether this is a load's marker (a sold-out queue being loaded: Redis keeps deciding until it is in). */
+    private static boolean loading(Set<String> queue) {
+        return queue.size() == 1 && queue.iterator().next().startsWith(LOADING);
     }
 
     private static final RedisScript<Long> COUNT_REFUSALS =
@@ -99,7 +107,7 @@ class AdmissionGate {
             case SOLD_OUT -> {
                 Set<String> queue = soldOutQueues.get(couponId);
                 if (queue == null
-                        || queue == LOADING
+                        || loading(queue)
                         || queue == TOO_BIG
                         || queue == UNSETTLED
                         || queue.contains(memberId)) {
@@ -149,7 +157,8 @@ class AdmissionGate {
      * a Redis loss ({@link #UNSETTLED}).
      */
     private void loadQueue(long couponId, int shards) {
-        if (soldOutQueues.putIfAbsent(couponId, LOADING) != null) {
+        Set<String> loading = marker(LOADING.substring(1) + loads.incrementAndGet());
+        if (soldOutQueues.putIfAbsent(couponId, loading) != null) {
             return;
         }
         List<String> keys = shards <= 1
@@ -172,9 +181,9 @@ class AdmissionGate {
         unsettled(couponId, shards)
                 .filter(count -> {
                     if (count > 0) {
-                        soldOutQueues.replace(couponId, LOADING, UNSETTLED);
+                        soldOutQueues.replace(couponId, loading, UNSETTLED);
                     }
-                    return count == 0;
+                    return count <= 0;
                 })
                 .flatMap(settled -> Flux.fromIterable(keys)
                         .concatMap(key -> redis.opsForZSet().size(key))
@@ -183,7 +192,7 @@ class AdmissionGate {
                         .collectList())
                 .flatMapMany(sizes -> {
                     if (sizes.stream().mapToLong(Long::longValue).sum() > MAX_MEMBERS_HELD) {
-                        soldOutQueues.replace(couponId, LOADING, TOO_BIG);
+                        soldOutQueues.replace(couponId, loading, TOO_BIG);
                         return Flux.empty();
                     }
                     // a sold-out queue no longer grows, nor a drawn draw, so pages by rank are stable (an admission
@@ -199,8 +208,8 @@ class AdmissionGate {
                         members -> {
                             // only if still loading: a new admission meanwhile dropped the marker, this set is stale
                             if (members.isEmpty()) {
-                                soldOutQueues.remove(couponId, LOADING);
-                            } else if (soldOutQueues.replace(couponId, LOADING, Collections.unmodifiableSet(members))) {
+                                soldOutQueues.remove(couponId, loading);
+                            } else if (soldOutQueues.replace(couponId, loading, Collections.unmodifiableSet(members))) {
                                 log.info(
                                         "coupon {} is sold out: {} admitted members held to refuse others locally",
                                         couponId,
@@ -212,7 +221,7 @@ class AdmissionGate {
                                     "coupon {}: its sold-out members could not be read; Redis decides",
                                     couponId,
                                     error);
-                            soldOutQueues.remove(couponId, LOADING);
+                            soldOutQueues.remove(couponId, loading);
                         });
     }
 
@@ -268,7 +277,7 @@ class AdmissionGate {
         soldOutQueues.values().removeIf(queue -> queue == UNSETTLED);
         known.forEach((couponId, refusal) -> {
             if (now >= refusal.until() + IDLE_MILLIS && known.remove(couponId, refusal)) {
-                soldOutQueues.computeIfPresent(couponId, (id, queue) -> queue == LOADING ? queue : null);
+                soldOutQueues.computeIfPresent(couponId, (id, queue) -> loading(queue) ? queue : null);
                 // nothing refuses locally without a known refusal, so a zero count stays zero
                 soldOutRefusals.computeIfPresent(couponId, (id, adder) -> adder.sum() == 0 ? null : adder);
             }

@@ -59,14 +59,14 @@ final class DrainRates {
                 .register(meters);
     }
 
-    /**
-     * The rate this coupon drains at now (0 when it is not in Redis), from its claim (drain_claim.lua's reply).
-     */
     /** What this instance just published of the coupon in all, for its estimates ({@link IssuePace#published}). */
     void published(long couponId, long published) {
         pace.published(couponId, published);
     }
 
+    /**
+     * The rate this coupon drains at now (0 when it is not in Redis), from its claim (drain_claim.lua's reply).
+     */
     double decide(long couponId, List<?> claim, boolean owned) {
         int configured = (int) number(claim, 3);
         if (configured == -1) {

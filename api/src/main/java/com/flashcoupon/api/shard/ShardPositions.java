@@ -56,7 +56,10 @@ public final class ShardPositions {
      */
     public record Draw(long entrants, long places, long drawAt, boolean closed) {}
 
-    /** How many of its latest sights of each shard this instance keeps (about 0.1 s of a crowd's admissions). */
+    /**
+     * How many of its latest sights of each shard this instance keeps: its own admissions there and its drain ticks
+     * (0.1 s of a shard taking 300 admissions a second, more for a slower one).
+     */
     static final int SIGHTS = 32;
 
     /**
@@ -113,6 +116,9 @@ public final class ShardPositions {
                     return time - at[before] <= FRESH_MICROS ? admitted[before] : -1;
                 }
                 int after = index(i + 1);
+                if (Math.min(time - at[before], at[after] - time) > FRESH_MICROS) {
+                    return -1; // two sights far apart (a quiet shard, a stalled drain): not a count to take
+                }
                 long span = at[after] - at[before];
                 return admitted[before]
                         + (span == 0

@@ -169,11 +169,18 @@ public class IssuePace {
      * The rates a waiting estimate assumes, per second: {@code assumed} gives {@code estimatedWaitSeconds}, {@code
      * fast} and {@code slow} the range around it.
      */
-    public record Pace(double assumed, double fast, double slow, boolean measured, long transitMillis, long published) {
+    public record Pace(
+            double assumed,
+            double fast,
+            double slow,
+            boolean measured,
+            long transitMillis,
+            long published,
+            boolean pacing) {
 
         /** Rates alone: no transit measured, nothing known of what was published. */
         public Pace(double assumed, double fast, double slow, boolean measured) {
-            this(assumed, fast, slow, measured, 0, -1);
+            this(assumed, fast, slow, measured, 0, -1, false);
         }
 
         static Pace configured(int rate) {
@@ -188,15 +195,15 @@ public class IssuePace {
          * must cross the pipeline: the ones not yet published ahead of it at the rate, then the transit measured from
          * publication to outcome, or, once published, what is left of that transit. The second bound is what a crowd
          * slower than the rate waits: few are ahead of anyone, and the wait is the pipeline's own time (a drain tick, a
-         * Kafka hop, a worker's batch), which the first bound leaves out. Only then: while the rate is {@link #measured}
-         * (members wait to be published, or the worker is behind), the transit is inside the pace outcomes come at, and
-         * adding it counted it twice (measured: every estimate of a steady event at 100/s about 0.2 s too long, with
+         * Kafka hop, a worker's batch), which the first bound leaves out. Only then: while the last tick found members
+         * waiting to be published or the worker behind ({@code pacing}), the transit is inside the pace outcomes come
+         * at, and adding it counted it twice (measured: every estimate of a steady event at 100/s about 0.2 s too long, with
          * one stock shard or six, the transit as timed at the ticks 0.3 s to 0.7 s while nothing stayed in flight).
          */
         public long waitMillis(long sequence, long done, double rate) {
             long ahead = Math.max(1, sequence - done);
             long everyoneAhead = millisAt(ahead, rate);
-            if (measured || transitMillis <= 0 || published < 0) {
+            if (pacing || transitMillis <= 0 || published < 0) {
                 return everyoneAhead;
             }
             long out = Math.max(published, done);
@@ -251,6 +258,9 @@ public class IssuePace {
         private long sent = -1;
 
         private boolean behind;
+        /** The last tick found members waiting to be published, or the worker behind: {@link Pace#pacing}. */
+        private boolean pacing;
+
         private final PriorityQueue<Pending> pending =
                 new PriorityQueue<>((a, b) -> Long.compare(a.sequence(), b.sequence()));
         private final double[] errors = new double[ERRORS_KEPT];
@@ -272,7 +282,8 @@ public class IssuePace {
             // and for the estimates, only members waiting for the pipeline: a crowd slower than the rate has outcomes
             // that follow its arrivals, and a member arriving in a burst is then issued at the rate, not at that pace
             boolean backlog = admitted - published > rate * BACKLOG_SECONDS;
-            paced.tick(waiting && (backlog || behind), done, now);
+            pacing = waiting && (backlog || behind);
+            paced.tick(pacing, done, now);
             score(done, now);
         }
 
@@ -293,7 +304,7 @@ public class IssuePace {
             long transitMillis = transit.millis(now, clearing.rate(now));
             if (!paced.fresh(now)) {
                 // nothing measured lately: the drainer's pace, and as slow as its first cut
-                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transitMillis, published);
+                return new Pace(ceiling, ceiling, ceiling * RATE_CUT_FACTOR, false, transitMillis, published, pacing);
             }
             // The rate the coupon is really issued at, never above the drainer's rate while it sets the pace (so that
             // an operator's cut counts at once), never above the operator's while the worker or MySQL sets it (behind,
@@ -304,7 +315,7 @@ public class IssuePace {
             double assumed = Math.max(0.1, Math.min(cap, measured));
             double fast = Math.min(cap, measured + 2 * deviation);
             double slow = Math.max(0.1, Math.min(assumed, measured - 2 * deviation));
-            return new Pace(assumed, Math.max(assumed, fast), slow, true, transitMillis, published);
+            return new Pace(assumed, Math.max(assumed, fast), slow, true, transitMillis, published, pacing);
         }
 
         synchronized void estimated(long sequence, long estimatedMillis, long now) {

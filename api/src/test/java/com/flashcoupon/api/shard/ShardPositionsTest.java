@@ -170,4 +170,13 @@ class ShardPositionsTest {
                 .isEqualTo(10 + 30 + 25);
         assertThat(calls).hasValue(0);
     }
+
+    @Test
+    void shouldReadExactlyBetweenTwoSightsFarApart() {
+        positions.saw(COUPON, tick(0, new long[] {10, 10, 10}, new long[] {1_000_000, 1_000_000, 1_000_000}));
+        positions.saw(COUPON, tick(0, new long[] {90, 90, 90}, new long[] {2_000_000, 2_000_000, 2_000_000}));
+        // half a second from either sight: the drain stalled, or the shards were quiet; no count to take between them
+        positions.admitted(COUPON, SHARDS, 0, 50, 1_500_000, -1).block();
+        assertThat(calls).hasValue(SHARDS);
+    }
 }

@@ -199,6 +199,21 @@ class IssuePaceTest {
     }
 
     @Test
+    void shouldAddTheTransitAgainOnceTheBacklogIsGone() {
+        feed(0, 100, 100, 100, 100);
+        long done = 150 * 100 / 5L;
+        // the queue ran dry: everything admitted is published and issued, while the rate measured still holds
+        clock += 200 * MS;
+        pace.observe(1, done, done, done, 100, 100, "", clock);
+        assertThat(pace.pace(1, 100).measured()).isTrue();
+        long transit = pace.pace(1, 100).transitMillis();
+        assertThat(transit).isPositive();
+        assertThat(pace.waiting(1, "m", done + 10, done, 100).estimatedWaitMillis())
+                .as("a member arriving now: published at the next drain, then the transit")
+                .isEqualTo(100 + transit);
+    }
+
+    @Test
     void shouldNotTakeACrowdSlowerThanTheRateForASlowPipeline() {
         // 100 admitted per second at 500/s: each tick publishes what came in, the outcomes follow 0.4 s later at the
         // crowd's pace; a burst arriving next is issued at 500/s, not at the 100/s the outcomes showed
