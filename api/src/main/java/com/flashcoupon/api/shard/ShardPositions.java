@@ -119,12 +119,11 @@ public final class ShardPositions {
                 if (Math.min(time - at[before], at[after] - time) > FRESH_MICROS) {
                     return -1; // two sights far apart (a quiet shard, a stalled drain): not a count to take
                 }
-                long span = at[after] - at[before];
+                // at[after] > time >= at[before]: the span is never 0
                 return admitted[before]
-                        + (span == 0
-                                ? 0
-                                : Math.round(
-                                        (double) (admitted[after] - admitted[before]) * (time - at[before]) / span));
+                        + Math.round((double) (admitted[after] - admitted[before])
+                                * (time - at[before])
+                                / (at[after] - at[before]));
             }
             int oldest = index(0);
             return at[oldest] - time <= FRESH_MICROS ? admitted[oldest] : -1;
@@ -241,10 +240,11 @@ public final class ShardPositions {
      * alone ran a worker's batch behind under a crowd, measured: 40 members, 0.4 s at 100/s).
      */
     public Mono<Place> admitted(long couponId, int shards, int home, long before, long time, long homeDone) {
-        Seen event = saw(couponId, shards, home, before + 1, time);
+        Seen event = event(couponId, shards);
         long ahead = before;
         long done;
         synchronized (event) {
+            event.shards[home].add(before + 1, time);
             event.shards[home].addDone(homeDone, time);
             done = event.done();
             if (done < 0) {
@@ -268,26 +268,22 @@ public final class ShardPositions {
     /** A drain tick's read of every shard: their counts by their clocks, and the members done on all of them. */
     public void saw(long couponId, ShardOrder.Batch totals) {
         int shards = totals.admittedByShard().length;
-        Seen event = null;
-        for (int shard = 0; shard < shards; shard++) {
-            event = saw(couponId, shards, shard, totals.admittedByShard()[shard], totals.clockByShard()[shard]);
+        if (shards == 0) {
+            return;
         }
-        if (event != null) {
-            synchronized (event) {
-                for (int shard = 0; shard < shards; shard++) {
-                    event.shards[shard].addDone(totals.doneByShard()[shard], totals.clockByShard()[shard]);
-                }
+        Seen event = event(couponId, shards);
+        synchronized (event) {
+            for (int shard = 0; shard < shards; shard++) {
+                event.shards[shard].add(totals.admittedByShard()[shard], totals.clockByShard()[shard]);
+                event.shards[shard].addDone(totals.doneByShard()[shard], totals.clockByShard()[shard]);
             }
         }
     }
 
-    private Seen saw(long couponId, int shards, int shard, long admitted, long at) {
-        Seen event = seen.compute(
+    /** What this instance saw of the event, anew when its shard count changed. */
+    private Seen event(long couponId, int shards) {
+        return seen.compute(
                 couponId, (id, known) -> known == null || known.shards.length != shards ? new Seen(shards) : known);
-        synchronized (event) {
-            event.shards[shard].add(admitted, at);
-        }
-        return event;
     }
 
     /** The event's shard count as this instance's drain ticks saw it; 1 when it saw none (one shard, or not yet). */
