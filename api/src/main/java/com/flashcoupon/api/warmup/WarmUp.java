@@ -1,7 +1,10 @@
 package com.flashcoupon.api.warmup;
 
 import com.flashcoupon.api.config.ApiProperties;
+import com.flashcoupon.api.shard.ShardDeal;
+import com.flashcoupon.api.shard.ShardStock;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.StockShards;
 import com.nimbusds.jose.JOSEException;
 import com.nimbusds.jose.JWSAlgorithm;
 import com.nimbusds.jose.JWSHeader;
@@ -14,6 +17,7 @@ import com.nimbusds.jwt.SignedJWT;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -41,6 +45,10 @@ import reactor.netty.resources.ConnectionProvider;
  * exists only in Redis, its own (an id drawn from {@link CouponKeys#WARM_UP_FIRST}'s range, so instances starting
  * together never share one), then removes that coupon's keys. It runs in the
  * {@link ApplicationReadyEvent}, before Spring Boot marks the api ready, so a load balancer sends nothing meanwhile.
+ * Half the members ask on an event of one stock shard, half on one of {@link #SHARDS} (docs/architecture.md, "Stock
+ * shards"): the two admit and answer statuses by different scripts and code, and a first six-shard crowd on an api
+ * warmed on one shard alone took 9.8 s to be answered (p99 4.8 s) and starved the drain on the same cores, its
+ * issuance stalling for a second.
  *
  * <p>Tokens are minted with the HS256 secret when there is one. With a JWK set the api cannot mint a token it accepts,
  * but it warms the decoding production runs all the same: RS256 tokens with the issuer and audience it expects,
@@ -58,18 +66,42 @@ class WarmUp {
 
     private static final int UNKNOWN_KEY_TOKENS = 16;
 
-    /** This instance's warm-up coupon. */
+    /** Each warm-up coupon's stock: never sold out. */
+    private static final int TOTAL = 1_000_000_000;
+
+    private final ShardStock stock;
+
+    /** The stock shards of the second warm-up coupon. */
+    static final int SHARDS = 6;
+
+    /** This instance's warm-up coupons: one stock shard, then {@link #SHARDS}. */
     private final long couponId = CouponKeys.WARM_UP_FIRST
             + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE - CouponKeys.WARM_UP_FIRST + 1);
 
-    WarmUp(ApiProperties properties, StringRedisTemplate redis) {
+    private final long shardedCouponId = couponId == Long.MAX_VALUE ? couponId - 1 : couponId + 1;
+
+    /** 202 answers per warm-up coupon: one shard, then {@link #SHARDS}. */
+    private final AtomicInteger[] admitted = {new AtomicInteger(), new AtomicInteger()};
+
+    WarmUp(ApiProperties properties, StringRedisTemplate redis, ShardStock stock) {
         this.properties = properties;
         this.redis = redis;
+        this.stock = stock;
     }
 
-    /** The coupon this instance warms up on. */
+    /** This instance's warm-up coupon of one stock shard. */
     long couponId() {
         return couponId;
+    }
+
+    /** This instance's warm-up coupon of {@link #SHARDS} stock shards. */
+    long shardedCouponId() {
+        return shardedCouponId;
+    }
+
+    /** Members the warm-up admitted (202) on its coupon of one shard ({@code sharded} false) or of several. */
+    int admitted(boolean sharded) {
+        return admitted[sharded ? 1 : 0].get();
     }
 
     @EventListener
@@ -88,40 +120,48 @@ class WarmUp {
         } catch (RuntimeException e) {
             log.warn("the warm-up failed; starting cold: {}", e.toString());
         } finally {
-            removeCoupon();
+            removeCoupons();
         }
     }
 
     private int run(int port, ApiProperties.WarmUp settings) {
-        long coupon = couponId;
-        redis.opsForHash()
-                .putAll(
-                        CouponKeys.meta(coupon),
-                        Map.of(
-                                "name", "warm-up",
-                                "total", "1000000000",
-                                "openAt", "0",
-                                "closeAt", "0",
-                                "closed", "0",
-                                "rate", "1000",
-                                "base", "0"));
+        for (long coupon : List.of(couponId, shardedCouponId)) {
+            int shards = coupon == couponId ? 1 : SHARDS;
+            redis.opsForHash()
+                    .putAll(
+                            CouponKeys.meta(coupon),
+                            Map.of(
+                                    "name", "warm-up",
+                                    "total", Integer.toString(TOTAL),
+                                    "openAt", "0",
+                                    "closeAt", "0",
+                                    "closed", "0",
+                                    "rate", "1000",
+                                    "base", "0",
+                                    "shards", Integer.toString(shards)));
+        }
+        stock.deal()
+                .init(shardedCouponId, SHARDS, TOTAL, ShardDeal.Settings.open(1000))
+                .block(settings.atMost());
         ConnectionProvider pool = ConnectionProvider.builder("warm-up")
                 .maxConnections(settings.concurrency())
                 .build();
         try {
             HttpClient http = HttpClient.create(pool).baseUrl("http://127.0.0.1:" + port);
-            String admit = "/api/v1/coupons/" + coupon + "/issue-requests";
-            String status = admit + "/me";
             AtomicInteger sent = new AtomicInteger();
             long members = Math.max(1, settings.requests() / 3);
             Flux.range(0, (int) members)
                     .flatMap(
                             i -> {
                                 String authorization = "Bearer " + token("warm-up-" + i);
+                                // every other member on the sharded coupon
+                                int kind = i % 2;
+                                String admit = "/api/v1/coupons/" + (kind == 0 ? couponId : shardedCouponId)
+                                        + "/issue-requests";
                                 // a new member (202), the same again (200), then the status read
-                                return call(http, HttpMethod.POST, admit, authorization, sent)
-                                        .then(call(http, HttpMethod.POST, admit, authorization, sent))
-                                        .then(call(http, HttpMethod.GET, status, authorization, sent));
+                                return call(http, HttpMethod.POST, admit, authorization, sent, admitted[kind])
+                                        .then(call(http, HttpMethod.POST, admit, authorization, sent, null))
+                                        .then(call(http, HttpMethod.GET, admit + "/me", authorization, sent, null));
                             },
                             settings.concurrency())
                     .take(settings.atMost())
@@ -132,12 +172,23 @@ class WarmUp {
         }
     }
 
+    /** One request; {@code admitted}, when given, counts a 202. */
     private static Mono<Void> call(
-            HttpClient http, HttpMethod method, String path, String authorization, AtomicInteger sent) {
+            HttpClient http,
+            HttpMethod method,
+            String path,
+            String authorization,
+            AtomicInteger sent,
+            AtomicInteger admitted) {
         return http.headers(headers -> headers.set("Authorization", authorization))
                 .request(io.netty.handler.codec.http.HttpMethod.valueOf(method.name()))
                 .uri(path)
-                .responseSingle((response, body) -> body.then())
+                .responseSingle((response, body) -> {
+                    if (admitted != null && response.status().code() == 202) {
+                        admitted.incrementAndGet();
+                    }
+                    return body.then();
+                })
                 .doOnSuccess(done -> sent.incrementAndGet())
                 .onErrorResume(error -> Mono.empty());
     }
@@ -218,11 +269,18 @@ class WarmUp {
         }
     }
 
-    private void removeCoupon() {
+    /** Every key of both coupons, the sharded one's on each shard (one slot at a time: a cluster's DEL is per slot). */
+    private void removeCoupons() {
         try {
             redis.delete(CouponKeys.state(couponId));
+            List<String> keys = new ArrayList<>(CouponKeys.state(shardedCouponId));
+            keys.addAll(StockShards.state(CouponKeys.tag(shardedCouponId), 0));
+            redis.delete(keys);
+            for (int shard = 1; shard < SHARDS; shard++) {
+                redis.delete(StockShards.state(StockShards.tag(shardedCouponId, SHARDS, shard), shard));
+            }
         } catch (RuntimeException e) {
-            log.warn("the warm-up coupon's keys could not be removed: {}", e.toString());
+            log.warn("the warm-up coupons' keys could not be removed: {}", e.toString());
         }
     }
 }

@@ -6,6 +6,7 @@ import com.flashcoupon.api.support.ApiInstance;
 import com.flashcoupon.api.support.JwksServer;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
+import com.flashcoupon.contract.StockShards;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,9 +16,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * The api warms its member path up on a coupon of its own before it is ready, through its own HTTP port, and leaves
- * nothing behind: no key of that coupon in Redis, no row in MySQL. The coupon is its own: another instance's warm-up
- * coupon is left alone.
+ * The api warms its member path up on coupons of its own before it is ready, through its own HTTP port, one of one stock
+ * shard and one of several, and leaves nothing behind: no key of either coupon in Redis (on any shard), no row in
+ * MySQL. The coupons are its own: another instance's warm-up coupon is left alone.
  */
 class WarmUpTest {
 
@@ -35,9 +36,18 @@ class WarmUpTest {
         long other = Long.MAX_VALUE;
         TestEnvironment.redis().opsForHash().put(CouponKeys.meta(other), "name", "another instance's warm-up");
         try (ConfigurableApplicationContext api = ApiInstance.start(kafka.getBrokersAsString(), settings)) {
-            long own = api.getBean(WarmUp.class).couponId();
+            WarmUp warmUp = api.getBean(WarmUp.class);
+            long own = warmUp.couponId();
+            long sharded = warmUp.shardedCouponId();
             assertThat(own).isNotEqualTo(other);
             assertThat(CouponKeys.isWarmUp(own)).isTrue();
+            assertThat(CouponKeys.isWarmUp(sharded)).isTrue();
+            assertThat(warmUp.admitted(false))
+                    .as("members admitted on the one-shard coupon")
+                    .isEqualTo(50);
+            assertThat(warmUp.admitted(true))
+                    .as("members admitted on the sharded coupon, each on its home shard")
+                    .isEqualTo(50);
             assertThat(TestEnvironment.redis().hasKey(CouponKeys.meta(other)))
                     .as("another instance's warm-up coupon")
                     .isTrue();
@@ -55,12 +65,19 @@ class WarmUpTest {
                     .isEqualTo(100);
             assertThat(api.getBean(ApplicationAvailability.class).getReadinessState())
                     .isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
-            for (String key : CouponKeys.state(own)) {
-                assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
+            for (long coupon : java.util.List.of(own, sharded)) {
+                for (String key : CouponKeys.state(coupon)) {
+                    assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
+                }
+            }
+            for (int shard = 0; shard < WarmUp.SHARDS; shard++) {
+                for (String key : StockShards.state(StockShards.tag(sharded, WarmUp.SHARDS, shard), shard)) {
+                    assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
+                }
             }
             Long rows = org.springframework.jdbc.core.simple.JdbcClient.create(api.getBean(javax.sql.DataSource.class))
-                    .sql("SELECT COUNT(*) FROM coupon WHERE id = ?")
-                    .param(own)
+                    .sql("SELECT COUNT(*) FROM coupon WHERE id IN (?, ?)")
+                    .params(own, sharded)
                     .query(Long.class)
                     .single();
             assertThat(rows).isZero();
