@@ -1,9 +1,12 @@
 -- The MySQL write time of a batch of decisions, smoothed, into a stats hash for the api's drainer (which cuts the
 -- coupon's effective rate when it passes a bound): writeMs and writeAt. Put in front of record_results.lua and
--- shard_results.lua. A weighted average: one slow transaction is not a slow database, three in a row are.
+-- shard_results.lua. A weighted average: one slow transaction is not a slow database, two or three in a row are. It
+-- starts from 0, so a coupon's first transaction weighs as any other: it once started from that first one alone, and a
+-- fresh worker's first write (396 ms: its JIT, its pool's first connection) read as a slow database cut a new event's
+-- rate to half for seconds, and the waiting estimates with it.
 local function record_write_latency(stats_key, written_ms, now)
   local written = tonumber(written_ms)
-  local last = tonumber(redis.call('HGET', stats_key, 'writeMs') or written_ms)
+  local last = tonumber(redis.call('HGET', stats_key, 'writeMs') or '0')
   redis.call('HSET', stats_key, 'writeMs', math.floor(0.6 * last + 0.4 * written + 0.5), 'writeAt', now)
 end
 
