@@ -11,7 +11,9 @@ import com.flashcoupon.contract.StockShards;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import org.slf4j.Logger;
@@ -36,6 +38,18 @@ final class ShardDrain {
 
     /** The longest wait for one round of the shards' scripts. */
     private static final Duration SHARD_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * A finished event (its whole stock admitted, published and decided, nothing in escrow) is read this often, not
+     * every tick: it keeps its lease until it retires (24 h as shipped), and its shards cost a call each per tick and
+     * instance meanwhile. Six settled six-shard events on one api slowed its drain of a seventh, under its crowd, to a
+     * quarter of the rate for seconds. A change of its total (in the claim) reads it at once; anything else that could
+     * wake it (a shard lost alone and dealt again) waits this long at most.
+     */
+    static final long FINISHED_READ_NANOS = 2_000_000_000L;
+
+    /** Events found finished: when, and at which total. */
+    private final Map<Long, long[]> finished = new HashMap<>();
 
     private final ShardOrder order;
     private final ShardPositions positions;
@@ -87,6 +101,11 @@ final class ShardDrain {
      * are completed only when a shard shows one.
      */
     void drain(long couponId, int shards, List<?> claim, boolean owned) {
+        long total = claim.size() > 11 ? number(claim, 11) : -1;
+        long[] seen = finished.get(couponId);
+        if (seen != null && seen[1] == total && System.nanoTime() - seen[0] < FINISHED_READ_NANOS) {
+            return;
+        }
         int reading = (int) Math.min(maxBatch, Math.max(1, (long) (number(claim, 3) * 2 * tickNanos / 1e9)));
         long epoch = redis.epoch();
         ShardOrder.Batch read = (owned
@@ -95,6 +114,11 @@ final class ShardDrain {
                 .block(SHARD_WAIT);
         if (read == null) {
             return;
+        }
+        if (finished(read, known(Math.max(0, number(claim, 4)), read), total)) {
+            finished.put(couponId, new long[] {System.nanoTime(), total});
+        } else {
+            finished.remove(couponId);
         }
         positions.saw(couponId, read);
         double rate = rates.decide(couponId, withTotals(claim, read), owned);
@@ -189,9 +213,22 @@ final class ShardDrain {
         return Math.max(0, base - batch.back());
     }
 
+    /**
+     * Whether nothing of the event can move any more: every coupon of {@code total} admitted (with those a restore
+     * knows only as a count, {@code known}), all of them published and decided, no stock in escrow.
+     */
+    static boolean finished(ShardOrder.Batch read, long known, long total) {
+        return total > 0
+                && known + read.admitted() >= total
+                && read.cursor() >= read.admitted()
+                && read.done() >= read.admitted()
+                && read.escrowed() == 0;
+    }
+
     /** Forgets what was seen of events no longer drained. */
     void retainOnly(Set<Long> couponIds) {
         positions.retainOnly(couponIds);
+        finished.keySet().retainAll(couponIds);
     }
 
     /**

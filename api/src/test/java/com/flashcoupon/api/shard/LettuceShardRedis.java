@@ -7,7 +7,7 @@ import java.util.List;
 import reactor.core.publisher.Mono;
 
 /** The shard scripts on a plain Lettuce connection (a standalone Redis or a cluster), as the tests run them. */
-record LettuceShardRedis(RedisClusterAsyncCommands<String, String> commands) implements ShardStock.Redis {
+public record LettuceShardRedis(RedisClusterAsyncCommands<String, String> commands) implements ShardStock.Redis {
 
     @Override
     public Mono<List<Object>> eval(ScriptConnection.Script script, String[] keys, String... args) {
