@@ -37,6 +37,8 @@ final class KafkaCluster implements AutoCloseable {
                 .collect(Collectors.joining(","));
         String clusterId = Uuid.randomUuid().toString();
         try {
+            // the three storage formats at once (a JVM each, about 5 s of start-up on a busy machine), then the brokers
+            List<ChildJvm> formats = new ArrayList<>();
             for (int i = 0; i < BROKERS; i++) {
                 Path config = dir.resolve("server-" + (i + 1) + ".properties");
                 Files.writeString(
@@ -74,14 +76,18 @@ final class KafkaCluster implements AutoCloseable {
                         "kafka.tools.StorageTool",
                         List.of("format", "-t", clusterId, "-c", config.toString()));
                 format.start();
-                if (!format.waitFor(Duration.ofSeconds(90)) || format.exitValue() != 0) {
-                    throw new IllegalStateException("formatting broker " + (i + 1) + " failed: see " + format.log());
-                }
+                formats.add(format);
                 brokers.add(new ChildJvm(
                         "kafka-" + (i + 1),
                         List.of("-Xmx256m", "-Xss512k", ProcessKit.logbackOption()),
                         "kafka.Kafka",
                         List.of(config.toString())));
+            }
+            for (int i = 0; i < BROKERS; i++) {
+                ChildJvm format = formats.get(i);
+                if (!format.waitFor(Duration.ofSeconds(90)) || format.exitValue() != 0) {
+                    throw new IllegalStateException("formatting broker " + (i + 1) + " failed: see " + format.log());
+                }
             }
             // all three at once: a controller waits for a majority of the quorum before anything else
             for (ChildJvm broker : brokers) {

@@ -76,6 +76,8 @@ final class ClientStack implements AutoCloseable {
         apiSettings.put("coupon.draw.seed-key", "client-tests-draw-seed-key-0123456789-0123456789");
         apiSettings.put("coupon.ratelimit.member-per-second", "0");
         apiSettings.put("coupon.ratelimit.address-per-second", "0");
+        // no start-up warm-up (20,000 requests, up to 20 s of both cores): these tests measure no latency
+        apiSettings.put("coupon.warmup.requests", "0");
         // a heartbeat every 2 s (15 s as shipped), so that the wire-cost test measures several in a few seconds
         apiSettings.put("coupon.live.heartbeat", "2s");
         api = new SpringApplicationBuilder(ApiApplication.class).run(arguments(apiSettings));
