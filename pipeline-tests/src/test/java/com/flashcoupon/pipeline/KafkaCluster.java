@@ -36,9 +36,9 @@ final class KafkaCluster implements AutoCloseable {
                 .mapToObj(i -> (i + 1) + "@127.0.0.1:" + controllerPorts.get(i))
                 .collect(Collectors.joining(","));
         String clusterId = Uuid.randomUuid().toString();
+        // the three storage formats at once (a JVM each, about 5 s of start-up on a busy machine), then the brokers
+        List<ChildJvm> formats = new ArrayList<>();
         try {
-            // the three storage formats at once (a JVM each, about 5 s of start-up on a busy machine), then the brokers
-            List<ChildJvm> formats = new ArrayList<>();
             for (int i = 0; i < BROKERS; i++) {
                 Path config = dir.resolve("server-" + (i + 1) + ".properties");
                 Files.writeString(
@@ -96,7 +96,10 @@ final class KafkaCluster implements AutoCloseable {
             for (int i = 0; i < BROKERS; i++) {
                 awaitListening(i);
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | InterruptedException e) {
+            for (ChildJvm format : formats) {
+                format.close(); // one still running when another failed
+            }
             close();
             throw e;
         }

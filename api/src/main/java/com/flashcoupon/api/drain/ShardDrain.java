@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * After a Redis loss the publication goes on from what MySQL knows published: the admissions the restore knows only as
  * a count (the meta's {@code base} less the members since put back on their shard) come before every cursor, so a
  * sequence is never handed out twice and {@code published_count} keeps counting every publication (the floor of the
- * next restore). Every instance reads the shards' totals each tick for its estimates, whoever drains.
+ * next restore). Every instance reads the shards' totals each tick for its estimates, whoever drains, except for a
+ * finished event ({@link #FINISHED_READ_NANOS}).
  */
 final class ShardDrain {
 
@@ -40,16 +41,28 @@ final class ShardDrain {
     private static final Duration SHARD_WAIT = Duration.ofSeconds(5);
 
     /**
-     * A finished event (its whole stock admitted, published and decided, nothing in escrow) is read this often, not
-     * every tick: it keeps its lease until it retires (24 h as shipped), and its shards cost a call each per tick and
-     * instance meanwhile. Six settled six-shard events on one api slowed its drain of a seventh, under its crowd, to a
-     * quarter of the rate for seconds. A change of its total (in the claim) reads it at once; anything else that could
-     * wake it (a shard lost alone and dealt again) waits this long at most.
+     * A finished event ({@link #finished}: sold out or closed, everything published and decided, nothing in escrow) is
+     * read this often, not every tick: it keeps its lease until it retires (24 h as shipped), and its shards cost a
+     * call each per tick and instance meanwhile. Six settled six-shard events on one api slowed its drain of a
+     * seventh, under its crowd, to a quarter of the rate for seconds. A change of its total, closed flag or closeAt
+     * (in the claim) reads it at once. Anything else that could wake it waits this long at most before it is
+     * published: a shard lost alone and dealt again, a failover that lost a shard's cursor or done count, a member
+     * asking again after a restore that freed a place, an admission at the closing instant by Redis' clock.
      */
     static final long FINISHED_READ_NANOS = 2_000_000_000L;
 
-    /** Events found finished: when, and at which total. */
-    private final Map<Long, long[]> finished = new HashMap<>();
+    /** An event found finished: when, and the settings it was found finished under. */
+    private record Finished(long atNanos, long total, long closed, long closeAt) {
+
+        boolean holds(long total, long closed, long closeAt, long now) {
+            return this.total == total
+                    && this.closed == closed
+                    && this.closeAt == closeAt
+                    && now - atNanos < FINISHED_READ_NANOS;
+        }
+    }
+
+    private final Map<Long, Finished> finished = new HashMap<>();
 
     private final ShardOrder order;
     private final ShardPositions positions;
@@ -102,8 +115,10 @@ final class ShardDrain {
      */
     void drain(long couponId, int shards, List<?> claim, boolean owned) {
         long total = claim.size() > 11 ? number(claim, 11) : -1;
-        long[] seen = finished.get(couponId);
-        if (seen != null && seen[1] == total && System.nanoTime() - seen[0] < FINISHED_READ_NANOS) {
+        long closed = claim.size() > 12 ? number(claim, 12) : -1;
+        long closeAt = claim.size() > 13 ? number(claim, 13) : -1;
+        Finished seen = finished.get(couponId);
+        if (seen != null && seen.holds(total, closed, closeAt, System.nanoTime())) {
             return;
         }
         int reading = (int) Math.min(maxBatch, Math.max(1, (long) (number(claim, 3) * 2 * tickNanos / 1e9)));
@@ -115,8 +130,9 @@ final class ShardDrain {
         if (read == null) {
             return;
         }
-        if (finished(read, known(Math.max(0, number(claim, 4)), read), total)) {
-            finished.put(couponId, new long[] {System.nanoTime(), total});
+        boolean over = closed == 1 || (closeAt > 0 && clock.millis() >= closeAt);
+        if (finished(read, known(Math.max(0, number(claim, 4)), read), total, over)) {
+            finished.put(couponId, new Finished(System.nanoTime(), total, closed, closeAt));
         } else {
             finished.remove(couponId);
         }
@@ -214,14 +230,15 @@ final class ShardDrain {
     }
 
     /**
-     * Whether nothing of the event can move any more: every coupon of {@code total} admitted (with those a restore
-     * knows only as a count, {@code known}), all of them published and decided, no stock in escrow.
+     * Whether nothing of the event can move any more: admissions over ({@code closed}: closed by the operator or past
+     * its closeAt), or every coupon of {@code total} taken; every admission published, every publication decided, no
+     * stock in escrow. What a restore knows only as a count ({@code known}) is published; the members who asked again
+     * after it freed their place ({@code again}), as the event's admissions count them (CouponStates).
      */
-    static boolean finished(ShardOrder.Batch read, long known, long total) {
-        return total > 0
-                && known + read.admitted() >= total
+    static boolean finished(ShardOrder.Batch read, long known, long total, boolean closed) {
+        return (closed || (total > 0 && known - read.again() + read.admitted() >= total))
                 && read.cursor() >= read.admitted()
-                && read.done() >= read.admitted()
+                && read.done() >= known + read.cursor()
                 && read.escrowed() == 0;
     }
 

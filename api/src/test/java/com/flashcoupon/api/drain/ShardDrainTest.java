@@ -125,9 +125,13 @@ class ShardDrainTest {
         }
     }
 
-    /** drain_claim.lua's reply as another instance gets it: not owned, rate 100, the event's shards and total. */
+    /** drain_claim.lua's reply as another instance gets it: not owned, rate 100, the event's shards and total, open. */
     private static List<?> claim(long total) {
-        return Arrays.asList(0L, 0L, 0L, 100L, 0L, 0L, "", "", "", 0L, (long) SHARDS, total);
+        return claim(total, 0, 0);
+    }
+
+    private static List<?> claim(long total, long closed, long closeAt) {
+        return Arrays.asList(0L, 0L, 0L, 100L, 0L, 0L, "", "", "", 0L, (long) SHARDS, total, closed, closeAt);
     }
 
     private static int callsOf(Runnable turn) {
@@ -156,6 +160,32 @@ class ShardDrainTest {
                 .isEqualTo(SHARDS);
     }
 
+    /** Closed with stock left: finished once everything admitted is published and decided; read again when reopened. */
+    @Test
+    void shouldReadAClosedEventsShardsOnceUntilItIsReopened() {
+        eventOfThree(SHARDS);
+
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10), false)))
+                .as("open, stock left: read")
+                .isEqualTo(SHARDS);
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10), false)))
+                .as("open, stock left: read every tick")
+                .isEqualTo(SHARDS);
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10, 1, 0), false)))
+                .as("closed by the operator: read once")
+                .isEqualTo(SHARDS);
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10, 1, 0), false)))
+                .isZero();
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10, 0, 0), false)))
+                .as("reopened")
+                .isEqualTo(SHARDS);
+        long past = System.currentTimeMillis() - 1_000;
+        drain.drain(COUPON, SHARDS, claim(10, 0, past), false);
+        assertThat(callsOf(() -> drain.drain(COUPON, SHARDS, claim(10, 0, past), false)))
+                .as("past its closeAt")
+                .isZero();
+    }
+
     @Test
     void shouldReadAnEventEveryTickWhileAMemberWaits() {
         eventOfThree(SHARDS - 1);
@@ -169,28 +199,41 @@ class ShardDrainTest {
 
     @Test
     void shouldCallAnEventFinishedOnlyWhenItsWholeStockIsAdmittedPublishedAndDecided() {
-        ShardOrder.Batch all = batch(10, 10, 10, 0);
-        assertThat(ShardDrain.finished(all, 0, 10)).isTrue();
-        assertThat(ShardDrain.finished(all, 0, 11)).as("stock left").isFalse();
-        assertThat(ShardDrain.finished(all, 1, 11))
-                .as("one more known from a restore")
+        ShardOrder.Batch all = batch(10, 10, 10, 0, 0);
+        assertThat(ShardDrain.finished(all, 0, 10, false)).isTrue();
+        assertThat(ShardDrain.finished(all, 0, 11, false)).as("stock left").isFalse();
+        assertThat(ShardDrain.finished(all, 0, 11, true))
+                .as("stock left, closed")
                 .isTrue();
-        assertThat(ShardDrain.finished(batch(10, 9, 10, 0), 0, 10))
+        assertThat(ShardDrain.finished(batch(10, 10, 11, 0, 0), 1, 11, false))
+                .as("one more known from a restore, decided")
+                .isTrue();
+        assertThat(ShardDrain.finished(all, 1, 11, false))
+                .as("one more known from a restore, not decided yet")
+                .isFalse();
+        assertThat(ShardDrain.finished(batch(10, 10, 11, 0, 1), 1, 11, false))
+                .as("a member who asked again after the restore freed a place")
+                .isFalse();
+        assertThat(ShardDrain.finished(batch(10, 9, 10, 0, 0), 0, 10, false))
                 .as("one not published")
                 .isFalse();
-        assertThat(ShardDrain.finished(batch(10, 10, 9, 0), 0, 10))
+        assertThat(ShardDrain.finished(batch(10, 9, 9, 0, 0), 0, 10, true))
+                .as("one not published, closed")
+                .isFalse();
+        assertThat(ShardDrain.finished(batch(10, 10, 9, 0, 0), 0, 10, false))
                 .as("one not decided")
                 .isFalse();
-        assertThat(ShardDrain.finished(batch(10, 10, 10, 1), 0, 10))
+        assertThat(ShardDrain.finished(batch(10, 10, 10, 1, 0), 0, 10, false))
                 .as("a transfer in escrow")
                 .isFalse();
-        assertThat(ShardDrain.finished(all, 0, -1))
+        assertThat(ShardDrain.finished(all, 0, -1, false))
                 .as("a total that is not a number")
                 .isFalse();
     }
 
-    private static ShardOrder.Batch batch(long admitted, long cursor, long done, long escrowed) {
+    private static ShardOrder.Batch batch(long admitted, long cursor, long done, long escrowed, long again) {
         long[] none = new long[SHARDS];
-        return new ShardOrder.Batch(List.of(), 0, 0, cursor, admitted, done, 0, escrowed, none, none, 0, 0, none, none);
+        return new ShardOrder.Batch(
+                List.of(), 0, 0, cursor, admitted, done, 0, escrowed, none, none, 0, again, none, none);
     }
 }
