@@ -2,7 +2,6 @@ package com.flashcoupon.api.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.status.IssuePace;
 import com.flashcoupon.api.support.TestEnvironment;
 import com.flashcoupon.contract.CouponKeys;
@@ -25,24 +24,8 @@ class DrainRatesTest {
 
     private final StringRedisTemplate redis = TestEnvironment.redis();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
-    private final DrainRates rates = new DrainRates(
-            redis,
-            new ApiProperties.Drain(
-                    Duration.ofMillis(100),
-                    1000,
-                    Duration.ofSeconds(5),
-                    new ApiProperties.Adaptive(
-                            true,
-                            Duration.ofMillis(250),
-                            Duration.ofSeconds(3),
-                            0.5,
-                            Duration.ofSeconds(2),
-                            Duration.ofSeconds(2),
-                            0.1,
-                            Duration.ofSeconds(1),
-                            1)),
-            new IssuePace(),
-            meters);
+    private final DrainRates rates =
+            new DrainRates(redis, DrainSettings.drain(Duration.ofMillis(100)), new IssuePace(), meters);
 
     @AfterEach
     void removeKeys() {

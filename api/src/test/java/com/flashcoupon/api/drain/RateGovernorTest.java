@@ -2,8 +2,6 @@ package com.flashcoupon.api.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.config.ApiProperties;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class RateGovernorTest {
@@ -11,16 +9,7 @@ class RateGovernorTest {
     private static final long SECOND = 1_000_000_000L;
     private static final RateGovernor.Signals CALM = new RateGovernor.Signals(20, 10);
 
-    private final RateGovernor governor = new RateGovernor(new ApiProperties.Adaptive(
-            true,
-            Duration.ofMillis(250),
-            Duration.ofSeconds(3),
-            0.5,
-            Duration.ofSeconds(2),
-            Duration.ofSeconds(2),
-            0.1,
-            Duration.ofSeconds(1),
-            1));
+    private final RateGovernor governor = new RateGovernor(DrainSettings.adaptive());
 
     @Test
     void shouldKeepTheConfiguredRateWhileTheDatabaseKeepsUp() {

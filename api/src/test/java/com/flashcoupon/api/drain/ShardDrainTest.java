@@ -2,7 +2,6 @@ package com.flashcoupon.api.drain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.flashcoupon.api.config.ApiProperties;
 import com.flashcoupon.api.redis.ScriptConnection;
 import com.flashcoupon.api.shard.LettuceShardRedis;
 import com.flashcoupon.api.shard.ShardOrder;
@@ -83,20 +82,7 @@ class ShardDrainTest {
             new DrainPacer(Duration.ofMillis(200).toNanos()),
             new DrainRates(
                     TestEnvironment.redis(),
-                    new ApiProperties.Drain(
-                            Duration.ofMillis(200),
-                            1000,
-                            Duration.ofSeconds(5),
-                            new ApiProperties.Adaptive(
-                                    true,
-                                    Duration.ofMillis(250),
-                                    Duration.ofSeconds(3),
-                                    0.5,
-                                    Duration.ofSeconds(2),
-                                    Duration.ofSeconds(2),
-                                    0.1,
-                                    Duration.ofSeconds(1),
-                                    1)),
+                    DrainSettings.drain(Duration.ofMillis(200)),
                     new IssuePace(),
                     new SimpleMeterRegistry()),
             null, // an instance that does not drain the event: no lease, ledger or publisher reached
