@@ -13,7 +13,8 @@
 -- the coupon is not in Redis. For an event of more than one shard, cursor, queued and done are shard 0's alone.
 -- A field that is not a number (rate, base, done) comes back as -1, and a write time that is not one as an old one,
 -- instead of failing the script on every tick (a stall nothing ended): the drainer logs and counts it.
-local meta = redis.call('HMGET', KEYS[2], 'rate', 'base', 'effRate', 'effReason', 'shards', 'total', 'closed', 'closeAt')
+local meta = redis.call('HMGET', KEYS[2], 'rate', 'base', 'effRate', 'effReason', 'shards', 'total', 'closed',
+  'closeAt')
 if not meta[1] then
   return {0, 0, 0, 0, 0, 0, '', '', '', 0}
 end

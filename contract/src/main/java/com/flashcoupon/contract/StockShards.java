@@ -171,6 +171,15 @@ public final class StockShards {
      * retirement is to remove, shard by shard (each list in one slot).
      */
     public static List<String> state(String tag, int shard) {
+        return stateKeys(tag, shard);
+    }
+
+    /** The same keys, of shard {@code shard} of an event of {@code shards} shards (its {@link #tag}). */
+    public static List<String> state(long couponId, int shards, int shard) {
+        return stateKeys(tag(couponId, shards, shard), shard);
+    }
+
+    private static List<String> stateKeys(String tag, int shard) {
         List<String> keys = new ArrayList<>(List.of(stock(tag), times(tag), escrow(tag), received(tag)));
         if (shard > 0) {
             keys.addAll(List.of(

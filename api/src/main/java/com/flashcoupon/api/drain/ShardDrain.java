@@ -130,8 +130,10 @@ final class ShardDrain {
         if (read == null) {
             return;
         }
+        // the admissions a restore knows only as a count, published before every shard's cursor (0 without a loss)
+        long before = Math.max(0, number(claim, 4));
         boolean over = closed == 1 || (closeAt > 0 && clock.millis() >= closeAt);
-        if (finished(read, known(Math.max(0, number(claim, 4)), read), total, over)) {
+        if (finished(read, known(before, read), total, over)) {
             finished.put(couponId, new Finished(System.nanoTime(), total, closed, closeAt));
         } else {
             finished.remove(couponId);
@@ -152,8 +154,6 @@ final class ShardDrain {
             }
         }
         long started = System.nanoTime();
-        // the admissions a restore knows only as a count, published before every shard's cursor (0 without a loss)
-        long before = Math.max(0, number(claim, 4));
         while (true) {
             long pending = read.admitted() - read.cursor();
             long allowed = pending <= 0 ? 0 : pacer.available(couponId, rate, pending, System.nanoTime());

@@ -197,8 +197,9 @@ public class IssuePace {
          * slower than the rate waits: few are ahead of anyone, and the wait is the pipeline's own time (a drain tick, a
          * Kafka hop, a worker's batch), which the first bound leaves out. Only then: while the last tick found members
          * waiting to be published or the worker behind ({@code pacing}), the transit is inside the pace outcomes come
-         * at, and adding it counted it twice (measured: every estimate of a steady event at 100/s about 0.2 s too long, with
-         * one stock shard or six, the transit as timed at the ticks 0.3 s to 0.7 s while nothing stayed in flight).
+         * at, and adding it counted it twice (measured: every estimate of a steady event at 100/s about 0.2 s too
+         * long, with one stock shard or six, the transit as timed at the ticks 0.3 s to 0.7 s while nothing stayed in
+         * flight).
          */
         public long waitMillis(long sequence, long done, double rate) {
             long ahead = Math.max(1, sequence - done);

@@ -153,8 +153,8 @@ class LiveTicker implements SmartLifecycle {
 
     /**
      * live_tick.lua's reply as it would read for an event of one shard: for an event whose stock is in shards, what is
-     * done on every shard (each shard's as this instance last saw it, from its drain ticks and admission replies) instead of shard 0's, and the lookups' results
-     * from each member's home shard.
+     * done on every shard (each shard's as this instance last saw it, from its drain ticks and admission replies)
+     * instead of shard 0's, and the lookups' results from each member's home shard.
      */
     private Mono<List<?>> acrossShards(long couponId, List<?> reply, List<String> lookups, List<String> drawn) {
         int count = shards.shards(couponId);

@@ -17,7 +17,6 @@ import com.nimbusds.jwt.SignedJWT;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.Map;
@@ -46,9 +45,9 @@ import reactor.netty.resources.ConnectionProvider;
  * together never share one), then removes that coupon's keys. It runs in the
  * {@link ApplicationReadyEvent}, before Spring Boot marks the api ready, so a load balancer sends nothing meanwhile.
  * Half the members ask on an event of one stock shard, half on one of {@link #SHARDS} (docs/architecture.md, "Stock
- * shards"): the two admit and answer statuses by different scripts and code, and a first six-shard crowd on an api
- * warmed on one shard alone took 9.8 s to be answered (p99 4.8 s) and starved the drain on the same cores, its
- * issuance stalling for a second.
+ * shards"): the two admit and answer statuses by different scripts and code, and a first sharded crowd should meet
+ * compiled code too. (Measured, it did not by itself change how a fresh stack's first six-shard event was issued:
+ * docs/benchmarks/2026-11-30-fresh-stack.)
  *
  * <p>Tokens are minted with the HS256 secret when there is one. With a JWK set the api cannot mint a token it accepts,
  * but it warms the decoding production runs all the same: RS256 tokens with the issuer and audience it expects,
@@ -273,11 +272,9 @@ class WarmUp {
     private void removeCoupons() {
         try {
             redis.delete(CouponKeys.state(couponId));
-            List<String> keys = new ArrayList<>(CouponKeys.state(shardedCouponId));
-            keys.addAll(StockShards.state(CouponKeys.tag(shardedCouponId), 0));
-            redis.delete(keys);
-            for (int shard = 1; shard < SHARDS; shard++) {
-                redis.delete(StockShards.state(StockShards.tag(shardedCouponId, SHARDS, shard), shard));
+            redis.delete(CouponKeys.state(shardedCouponId));
+            for (int shard = 0; shard < SHARDS; shard++) {
+                redis.delete(StockShards.state(shardedCouponId, SHARDS, shard));
             }
         } catch (RuntimeException e) {
             log.warn("the warm-up coupons' keys could not be removed: {}", e.toString());

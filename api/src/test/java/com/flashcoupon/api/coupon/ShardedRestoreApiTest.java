@@ -52,7 +52,7 @@ class ShardedRestoreApiTest extends ApiTestBase {
     }
 
     private List<String> shardKeys(long couponId, int shard) {
-        return StockShards.state(StockShards.tag(couponId, SHARDS, shard), shard);
+        return StockShards.state(couponId, SHARDS, shard);
     }
 
     private long cap(long couponId, int shard) {

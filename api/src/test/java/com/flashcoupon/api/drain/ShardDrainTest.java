@@ -69,7 +69,7 @@ class ShardDrainTest {
     void removeKeys() {
         List<String> keys = new ArrayList<>(CouponKeys.state(COUPON));
         for (int shard = 0; shard < SHARDS; shard++) {
-            keys.addAll(StockShards.state(StockShards.tag(COUPON, SHARDS, shard), shard));
+            keys.addAll(StockShards.state(COUPON, SHARDS, shard));
         }
         TestEnvironment.redis().delete(keys);
     }

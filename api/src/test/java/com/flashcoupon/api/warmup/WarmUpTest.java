@@ -16,9 +16,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * The api warms its member path up on coupons of its own before it is ready, through its own HTTP port, one of one stock
- * shard and one of several, and leaves nothing behind: no key of either coupon in Redis (on any shard), no row in
- * MySQL. The coupons are its own: another instance's warm-up coupon is left alone.
+ * The api warms its member path up on coupons of its own before it is ready, through its own HTTP port, one of one
+ * stock shard and one of several, and leaves nothing behind: no key of either coupon in Redis (on any shard), no row
+ * in MySQL. The coupons are its own: another instance's warm-up coupon is left alone.
  */
 class WarmUpTest {
 
@@ -71,7 +71,7 @@ class WarmUpTest {
                 }
             }
             for (int shard = 0; shard < WarmUp.SHARDS; shard++) {
-                for (String key : StockShards.state(StockShards.tag(sharded, WarmUp.SHARDS, shard), shard)) {
+                for (String key : StockShards.state(sharded, WarmUp.SHARDS, shard)) {
                     assertThat(TestEnvironment.redis().hasKey(key)).as(key).isFalse();
                 }
             }
